@@ -1,0 +1,98 @@
+// swift-tools-version:6.1
+
+import PackageDescription
+
+let package = Package(
+    name: "credstore",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CredentialStore", targets: ["CredentialStore"]),
+        .library(name: "CredentialStoreNetworking", targets: ["CredentialStoreNetworking"]),
+        .executable(name: "credstore", targets: ["credstore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+    ],
+    targets: [
+        // libsodium from Debian's libsodium-dev; only the crypto layer imports it.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        // The schema history, compiled into the library so that a copied binary needs no resources.
+        .target(
+            name: "CredentialStoreMigrations",
+            path: "migrations"
+        ),
+        .target(
+            name: "CredentialStore",
+            dependencies: [
+                "CSodium",
+                "CredentialStoreMigrations",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CredentialStoreNetworking",
+            dependencies: ["CredentialStore"]
+        ),
+        .target(
+            name: "CredentialStoreCLI",
+            dependencies: [
+                "CredentialStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "credstore",
+            dependencies: [
+                "CredentialStoreCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A tiny second process for the cross-process tests (notifications, concurrent writers).
+        .executableTarget(
+            name: "credstore-test-helper",
+            dependencies: ["CredentialStore"],
+            path: "Tests/Helper"
+        ),
+        // Timings beside the C reference (`swift run -c release credstore-bench …`).
+        .executableTarget(
+            name: "credstore-bench",
+            dependencies: ["CredentialStore"],
+            path: "Benchmarks/credstore-bench"
+        ),
+        .testTarget(
+            name: "CredentialStoreTests",
+            dependencies: [
+                "CredentialStore",
+                "CredentialStoreMigrations",
+                "credstore-test-helper",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "CredentialStoreNetworkingTests",
+            dependencies: ["CredentialStoreNetworking"]
+        ),
+        .testTarget(
+            name: "CredentialStoreCLITests",
+            dependencies: ["CredentialStoreCLI", "credstore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// The same strictness for every target, as swift-log does it.
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,130 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// Hands each effective change to every `changes()` subscriber and to `NotificationCenter`, in
+/// commit order, and watches the store file for changes that other processes commit.
+///
+/// Delivery runs on one serial queue, never on the writer: a subscriber or observer that writes
+/// to the store from its handler cannot deadlock it.
+final class ChangeHub: Sendable {
+    /// How often the change log is polled while anyone subscribes. A fifth of a second keeps
+    /// other processes' changes well inside the one-second promise for the cost of one indexed
+    /// `max(seq)` query per tick.
+    static let pollInterval: DispatchTimeInterval = .milliseconds(200)
+
+    private struct State {
+        var subscribers: [UInt64: AsyncStream<CredentialChange>.Continuation] = [:]
+        var nextID: UInt64 = 0
+        var watcher: (any DispatchSourceTimer)?
+        var lastSequence: Int64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let delivery = DispatchQueue(label: "credstore.changes.delivery")
+    private let watcherQueue = DispatchQueue(label: "credstore.changes.watcher", qos: .utility)
+    private let latestSequence: @Sendable () throws -> Int64
+    private let foreignChanges: @Sendable (Int64) throws -> (changes: [CredentialChange], last: Int64)
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - latestSequence: the change log's newest sequence number.
+    ///   - foreignChanges: changes after a sequence number that this instance did not make, and the
+    ///     last sequence number read.
+    init(
+        logger: Logger,
+        latestSequence: @escaping @Sendable () throws -> Int64,
+        foreignChanges: @escaping @Sendable (Int64) throws -> (changes: [CredentialChange], last: Int64)
+    ) {
+        self.logger = logger
+        self.latestSequence = latestSequence
+        self.foreignChanges = foreignChanges
+    }
+
+    deinit {
+        state.withLock { $0.watcher?.cancel() }
+    }
+
+    /// A new stream of changes; the watcher for other processes runs while any stream is open.
+    func subscribe() -> AsyncStream<CredentialChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: CredentialChange.self, bufferingPolicy: .unbounded)
+        // Read the log's position before registering, so a foreign change committed right after
+        // this call is still delivered.
+        let start = (try? latestSequence()) ?? 0
+        let id: UInt64 = state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.subscribers[id] = continuation
+            if state.watcher == nil {
+                state.lastSequence = start
+                state.watcher = startWatcher()
+            }
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UInt64) {
+        state.withLock { state in
+            state.subscribers[id] = nil
+            if state.subscribers.isEmpty {
+                state.watcher?.cancel()
+                state.watcher = nil
+            }
+        }
+    }
+
+    /// Announces changes that were just committed; call in commit order.
+    func publish(_ changes: [CredentialChange], from storage: CredentialStorage) {
+        guard !changes.isEmpty else { return }
+        delivery.async { [self] in
+            let subscribers = state.withLock { Array($0.subscribers.values) }
+            for change in changes {
+                for subscriber in subscribers { subscriber.yield(change) }
+                NotificationCenter.default.post(
+                    name: .credentialStorageChanged, object: storage,
+                    userInfo: [CredentialStorage.changeUserInfoKey: change])
+            }
+        }
+    }
+
+    private func startWatcher() -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: watcherQueue)
+        timer.schedule(deadline: .now() + Self.pollInterval, repeating: Self.pollInterval, leeway: .milliseconds(20))
+        timer.setEventHandler { [weak self] in self?.poll() }
+        timer.resume()
+        return timer
+    }
+
+    /// Set by the storage once it exists, so the watcher can post with it as the object.
+    private let owner = Mutex<WeakBox?>(nil)
+
+    func attach(_ storage: CredentialStorage) {
+        owner.withLock { $0 = WeakBox(storage) }
+    }
+
+    private func poll() {
+        let since = state.withLock { $0.lastSequence }
+        do {
+            guard try latestSequence() > since else { return }
+            let (changes, last) = try foreignChanges(since)
+            state.withLock { $0.lastSequence = max($0.lastSequence, last) }
+            if let storage = owner.withLock({ $0?.storage }) {
+                publish(changes, from: storage)
+            }
+        } catch {
+            logger.warning("could not read the change log: \(error)")
+        }
+    }
+}
+
+private final class WeakBox: Sendable {
+    // A weak reference is safe to share: reading it is atomic.
+    nonisolated(unsafe) weak var storage: CredentialStorage?
+
+    init(_ storage: CredentialStorage) {
+        self.storage = storage
+    }
+}

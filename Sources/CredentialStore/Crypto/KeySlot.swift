@@ -1,0 +1,83 @@
+/// One way to unlock a store: the root key wrapped under a key-encryption key (KEK).
+///
+/// A store has a key-file slot or a passphrase slot. Changing the passphrase rewraps that slot
+/// only; rotating the root key (rekey) rewraps every slot and re-seals every row.
+///
+/// Each slot carries a key commitment, a keyed hash of its KEK. It tells a wrong key (commitment
+/// differs: ``CredentialStorageError/Code/wrongKey``) from a damaged slot (commitment matches but
+/// the wrapped key fails authentication: ``CredentialStorageError/Code/corrupt``).
+struct KeySlot: Hashable, Sendable {
+    enum Kind: String, Sendable {
+        case keyFile = "keyfile"
+        case passphrase
+    }
+
+    var kind: Kind
+    /// Argon2id salt and cost, for a passphrase slot.
+    var salt: [UInt8]?
+    var cost: Sodium.PasswordHashCost?
+    var commitment: [UInt8]
+    var wrappedRootKey: [UInt8]
+
+    /// Wraps `root` under `kek`, binding the wrap to this store, this slot kind and this key generation.
+    static func make(
+        kind: Kind, kek: SecureBytes, root: SecureBytes, header: StoreHeader,
+        salt: [UInt8]? = nil, cost: Sodium.PasswordHashCost? = nil
+    ) -> KeySlot {
+        let ad = associatedData(kind: kind, header: header)
+        let wrapped = root.withUnsafeBytes { Sodium.seal($0, key: kek, ad: ad) }
+        return KeySlot(
+            kind: kind, salt: salt, cost: cost,
+            commitment: commitment(kek: kek, kind: kind, header: header), wrappedRootKey: wrapped)
+    }
+
+    /// The root key, or `wrongKey` / `corrupt`.
+    func unwrap(kek: SecureBytes, header: StoreHeader) throws -> SecureBytes {
+        guard Sodium.constantTimeEquals(Self.commitment(kek: kek, kind: kind, header: header), commitment) else {
+            throw CredentialStorageError(.wrongKey, kind == .passphrase
+                ? "the passphrase does not unlock this store; check it and try again"
+                : "the key file does not unlock this store; pass the key file the store was created with")
+        }
+        let root = try wrappedRootKey.withUnsafeBytes { raw in
+            try Sodium.open(raw, key: kek, ad: Self.associatedData(kind: kind, header: header)) { plain in
+                try SecureBytes(copying: plain)
+            }
+        }
+        guard let root, root.count == Sodium.aeadKeyBytes else {
+            throw CredentialStorageError(.corrupt, "the store's key slot is damaged; restore the store from a backup")
+        }
+        return root
+    }
+
+    private static func associatedData(kind: Kind, header: StoreHeader) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.append("credstore key slot v1")
+        writer.append(raw: header.storeID)
+        writer.append(kind.rawValue)
+        writer.append(Int64(header.format))
+        writer.append(header.keyGeneration)
+        return writer.bytes
+    }
+
+    private static func commitment(kek: SecureBytes, kind: Kind, header: StoreHeader) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.append("credstore key commitment v1")
+        writer.append(raw: header.storeID)
+        writer.append(kind.rawValue)
+        writer.append(header.keyGeneration)
+        return writer.bytes.withUnsafeBytes { Sodium.keyedHash($0, key: kek, outputBytes: 32) }
+    }
+}
+
+/// The clear part of a store's header: what every key slot is bound to.
+struct StoreHeader: Hashable, Sendable {
+    /// The on-disk format this build writes; a store with a larger number is refused.
+    static let currentFormat = 1
+
+    var format: Int
+    /// 16 random bytes naming this store; bound into every slot and, later, every bundle.
+    var storeID: [UInt8]
+    /// Bumped by each rekey, so a slot wrapped for an older root key cannot be replayed.
+    var keyGeneration: Int64
+    var created: Int64
+}

@@ -1,0 +1,31 @@
+/// A user name and password, with the tier that says how long it is kept.
+///
+/// Equality and hashing agree on all three fields. The password never appears in `description`,
+/// `debugDescription` or a `dump`, so a credential can be logged or interpolated without leaking it.
+public struct Credential: Hashable, Sendable {
+    /// The user name; a space holds at most one credential per user.
+    public var user: String
+    /// The secret.
+    public var password: String
+    /// The tier the credential is kept in.
+    public var persistence: Persistence
+
+    /// Creates a credential.
+    public init(user: String, password: String, persistence: Persistence) {
+        self.user = user
+        self.password = password
+        self.persistence = persistence
+    }
+}
+
+extension Credential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        "Credential(user: \(String(reflecting: user)), password: <redacted>, persistence: .\(persistence.rawValue))"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user, "password": "<redacted>", "persistence": persistence])
+    }
+}

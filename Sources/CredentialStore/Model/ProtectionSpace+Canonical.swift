@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Protocol names as the identity table wants them: one lowercase token per protocol, whichever
+/// spelling (Apple's values, corelibs' constant names) it arrived in.
+enum ProtocolToken {
+    /// corelibs' constant names, lowercased, which it uses as the protocol values themselves.
+    static let foundationPrefix = "nsurlprotectionspace"
+
+    static func canonical(_ name: String) -> String {
+        var token = Unicode.nfc(asciiLowercased(name))
+        if token.hasPrefix(foundationPrefix) {
+            token.removeFirst(foundationPrefix.count)
+            // "NSURLProtectionSpaceHTTPSProxy" used as a protocol still names the https protocol.
+            if token.hasSuffix("proxy") { token.removeLast("proxy".count) }
+        }
+        return token
+    }
+
+    static func defaultPort(_ token: String) -> Int? {
+        switch token {
+        case "http": 80
+        case "https": 443
+        case "ftp": 21
+        case "ftps": 990
+        case "socks": 1080
+        default: nil
+        }
+    }
+
+    /// Lowercases A–Z only: hosts and schemes are case-insensitive in ASCII, and Unicode case
+    /// mapping (Turkish dotless i, German ß) must not merge hosts that DNS keeps apart.
+    static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return text }
+        return String(decoding: text.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension ProtectionSpace {
+    /// The host as identity compares it: brackets off an IPv6 literal, one trailing dot dropped,
+    /// ASCII lowercased, an IPv6 address in its one canonical (RFC 5952) spelling, and Unicode in
+    /// NFC. Applying it to its own result changes nothing, so a space rebuilt from its stored
+    /// fields is the same space.
+    static func canonicalHost(_ host: String) -> String {
+        var text = Substring(host)
+        if text.hasPrefix("["), text.hasSuffix("]"), text.count >= 2 {
+            let inner = text.dropFirst().dropLast()
+            // "[[::1]]" is not a bracketed address; leave it for validation to refuse.
+            if !inner.contains("["), !inner.contains("]") { text = inner }
+        }
+        // One trailing dot is the DNS root; a second would leave a host that a rebuild shortens again.
+        if text.hasSuffix("."), !text.dropLast().hasSuffix(".") { text = text.dropLast() }
+        if text.contains(":"), let address = canonicalIPv6(String(text)) { return address }
+        return Unicode.nfc(ProtocolToken.asciiLowercased(String(text)))
+    }
+
+    /// "0:0::1" and "::1" are one address; inet_ntop writes the RFC 5952 form. A zone ("%eth0")
+    /// is kept as given: interface names are case-sensitive.
+    private static func canonicalIPv6(_ text: String) -> String? {
+        let parts = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, String(parts[0]), &address) == 1 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        let canonical = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return parts.count == 2 ? canonical + "%" + parts[1] : canonical
+    }
+
+    /// Checks what a store needs before it keys anything by this space.
+    func validate() throws {
+        guard !host.isEmpty else {
+            throw CredentialStorageError(.invalidProtectionSpace, "the protection space has an empty host; give a host name or address")
+        }
+        guard host.utf8.count <= 1024,
+              !host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == 0x2F || $0 == 0x5B || $0 == 0x5D }),
+              !host.hasSuffix(".")
+        else {
+            throw CredentialStorageError(.invalidProtectionSpace, "the protection space's host contains spaces, control characters, brackets, a slash or a trailing empty label; give the host name alone")
+        }
+        guard (0...65535).contains(port) else {
+            throw CredentialStorageError(.invalidProtectionSpace, "the port \(port) is outside 0–65535")
+        }
+        guard (realm?.utf8.count ?? 0) <= 4096, authenticationMethod.rawValue.utf8.count <= 256,
+              (`protocol`?.utf8.count ?? 0) <= 64 else {
+            throw CredentialStorageError(.invalidProtectionSpace, "the protection space's realm, method or protocol is too long")
+        }
+    }
+}
+
+extension Unicode {
+    /// NFC, so that text Swift calls equal (composed "é" and decomposed "é") is also byte-equal,
+    /// and the blind indexes agree with `==` and hashing.
+    static func nfc(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= 0x80 }) else { return text }
+        return text.precomposedStringWithCanonicalMapping
+    }
+}

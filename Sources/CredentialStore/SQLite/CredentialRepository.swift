@@ -1,0 +1,85 @@
+/// A credential row as the database holds it: blind indexes, tier and timestamps in the clear;
+/// the space, the user and the secret sealed, each bound to all the clear columns.
+struct SealedCredential: Hashable, Sendable {
+    var spaceIndex: [UInt8]
+    var userIndex: [UInt8]
+    var originIndex: [UInt8]
+    var persistence: Persistence
+    var created: Int64
+    var modified: Int64
+    var sealedSpace: [UInt8]
+    var sealedUser: [UInt8]
+    var sealedSecret: [UInt8]
+}
+
+/// The default choice of one space: the chosen user's blind index and sealed name.
+struct SealedDefault: Hashable, Sendable {
+    var spaceIndex: [UInt8]
+    var userIndex: [UInt8]
+    var sealedUser: [UInt8]
+}
+
+/// One entry of the change log that lets other processes announce what this one committed.
+struct SealedChange: Hashable, Sendable {
+    var sequence: Int64
+    /// The ``CredentialStorage`` instance that committed it.
+    var writer: [UInt8]
+    var processID: Int32
+    var kind: CredentialChange.Kind
+    var persistence: Persistence
+    /// Space and user, sealed.
+    var sealedSubject: [UInt8]
+}
+
+/// A space's credentials and its default choice, read together.
+struct SealedSpace: Sendable {
+    var credentials: [SealedCredential]
+    var defaultChoice: SealedDefault?
+}
+
+/// Reads of the encrypted store. Implementations see only sealed values and blind indexes.
+protocol CredentialRepositoryReading {
+    func header() throws -> (StoreHeader, [KeySlot])?
+    func space(_ spaceIndex: [UInt8]) throws -> SealedSpace
+    func credential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedCredential?
+    func credentials(origin originIndex: [UInt8]) throws -> [SealedCredential]
+    func defaultChoices(spaces spaceIndexes: Set<[UInt8]>) throws -> [[UInt8]: SealedDefault]
+    func allCredentials() throws -> [SealedCredential]
+    func allDefaultChoices() throws -> [SealedDefault]
+    func latestChangeSequence() throws -> Int64
+    func changes(after sequence: Int64) throws -> [SealedChange]
+}
+
+/// Writes, inside one transaction of ``CredentialRepository/write(_:)``.
+protocol CredentialRepositoryWriting: CredentialRepositoryReading {
+    func initialize(header: StoreHeader, slots: [KeySlot]) throws
+    func replaceSlots(_ slots: [KeySlot], header: StoreHeader) throws
+    func upsert(_ credential: SealedCredential) throws
+    func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws
+    func setDefaultChoice(_ choice: SealedDefault) throws
+    func deleteDefaultChoice(space spaceIndex: [UInt8]) throws
+    /// Appends to the change log with the next sequence number, which `seal` receives so that the
+    /// sealed subject can be bound to it.
+    func appendChange(
+        writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence,
+        seal: (Int64) -> [UInt8]) throws
+}
+
+/// The encrypted store's persistence, kept behind a protocol so that the storage logic (tiers,
+/// defaults, crypto) never sees SQL.
+protocol CredentialRepository: Sendable {
+    /// A consistent read.
+    func read<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T
+    /// One atomic transaction that holds the store's write lock across processes. `afterCommit`
+    /// runs once the transaction is durable, still serialized with other writes of this process,
+    /// so that changes are announced in commit order.
+    func write<T>(_ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void) throws -> T
+    /// Checkpoints and truncates the WAL, so no stale pages linger beside the database.
+    func checkpoint() throws
+}
+
+extension CredentialRepository {
+    func write<T>(_ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
+        try write(body, afterCommit: { _ in })
+    }
+}

@@ -1,0 +1,182 @@
+import CredentialStoreMigrations
+import Foundation
+import GRDB
+
+/// The ``CredentialRepository`` on one SQLite file, through GRDB.
+///
+/// One connection (a `DatabaseQueue`) in WAL mode: in-process access is serialized, other processes
+/// read beside it and queue for the write lock (busy timeout) instead of failing.
+final class SQLiteRepository: CredentialRepository {
+    private let queue: DatabaseQueue
+    let path: String
+
+    /// How long a write waits for another process's transaction before reporting the store busy.
+    static let busyTimeout: TimeInterval = 15
+
+    init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.label = "credstore"
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.prepareDatabase { db in
+            // Per-connection settings; none of them writes to the file, so opening a store with a
+            // wrong key leaves it byte-identical.
+            try db.execute(sql: """
+                PRAGMA secure_delete = ON;
+                PRAGMA synchronous = FULL;
+                PRAGMA cell_size_check = ON;
+                PRAGMA trusted_schema = OFF;
+                PRAGMA journal_size_limit = 0;
+                """)
+        }
+        queue = try Self.mapErrors { try DatabaseQueue(path: path, configuration: configuration) }
+    }
+
+    // MARK: Schema
+
+    /// Whether the file holds no store yet (a new, empty database).
+    func isEmpty() throws -> Bool {
+        try Self.mapErrors {
+            try queue.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0
+            }
+        }
+    }
+
+    /// Creates the store in a new file: WAL mode, every migration, the header and key slots, all
+    /// in one transaction that also settles a race between two processes creating the same store.
+    /// Returns the header that won.
+    func create(header: StoreHeader, slots: [KeySlot], upTo identifier: String? = nil) throws -> (StoreHeader, [KeySlot]) {
+        try Self.mapErrors {
+            // journal_mode cannot change inside a transaction; it is persistent, so set it once here.
+            try queue.writeWithoutTransaction { db in
+                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                try db.inTransaction(.immediate) {
+                    try Self.migrate(db, upTo: identifier)
+                    if try Int.fetchOne(db, sql: "SELECT count(*) FROM store_header") == 0 {
+                        try SQLiteAccess(db: db).initialize(header: header, slots: slots)
+                    }
+                    return .commit
+                }
+            }
+        }
+        guard let stored = try read({ try $0.header() }) else {
+            throw CredentialStorageError(.corrupt, "the new store has no header; delete the empty file and try again")
+        }
+        return stored
+    }
+
+    /// Applies the migrations this store lacks, atomically. `upTo` stops early (for tests of
+    /// stores made by older versions).
+    func migrate(upTo identifier: String? = nil) throws {
+        try Self.mapErrors {
+            let pending = try queue.read { db in try Self.pendingMigrations(db, upTo: identifier) }
+            guard !pending.isEmpty else { return }
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try Self.migrate(db, upTo: identifier)
+                    return .commit
+                }
+            }
+        }
+    }
+
+    private static func pendingMigrations(_ db: Database, upTo identifier: String?) throws -> [SchemaMigration] {
+        let history = SchemaHistory.migrations
+        let wanted = identifier.map { id in Array(history.prefix { $0.identifier <= id }) } ?? history
+        guard try db.tableExists("schema_migrations") else { return wanted }
+        let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations"))
+        if let unknown = applied.subtracting(history.map(\.identifier)).first {
+            throw CredentialStorageError(.unsupportedFormatVersion,
+                "the store was migrated by a newer credstore (\(unknown)); upgrade credstore to open it")
+        }
+        return wanted.filter { !applied.contains($0.identifier) }
+    }
+
+    // Our own runner rather than GRDB's DatabaseMigrator: all pending steps run in the caller's
+    // one IMMEDIATE transaction, so a kill mid-migration, or two processes opening a new store at
+    // once, leave either the old schema or the new one.
+    private static func migrate(_ db: Database, upTo identifier: String?) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
+        for migration in try pendingMigrations(db, upTo: identifier) {
+            try db.execute(sql: migration.sql)
+            try db.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
+        }
+    }
+
+    // MARK: CredentialRepository
+
+    func read<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T {
+        try Self.mapErrors {
+            // No transaction: a single connection serializes this process's access, and SQLite
+            // makes each statement atomic against other processes; reads that need several
+            // statements to agree go through `write` or tolerate a change in between.
+            try queue.unsafeReentrantRead { db in try body(SQLiteAccess(db: db)) }
+        }
+    }
+
+    func snapshotRead<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T {
+        try Self.mapErrors {
+            try queue.read { db in try body(SQLiteAccess(db: db)) }
+        }
+    }
+
+    func write<T>(_ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void) throws -> T {
+        try Self.mapErrors {
+            try queue.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(SQLiteAccess(db: db))
+                    return .commit
+                }
+                // Still on the serialized writer: the next transaction cannot commit before
+                // this one's changes are handed on.
+                afterCommit(result!)
+                return result!
+            }
+        }
+    }
+
+    func checkpoint() throws {
+        try Self.mapErrors {
+            try queue.writeWithoutTransaction { db in
+                _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
+    }
+
+    /// Runs SQLite's own integrity check; returns its complaints (empty when sound).
+    func integrityProblems() throws -> [String] {
+        try Self.mapErrors {
+            try queue.read { db in
+                try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    /// Turns SQLite's errors into the store's error codes, without SQL text or bound values.
+    static func mapErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as CredentialStorageError {
+            throw error
+        } catch let error as DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT:
+                throw CredentialStorageError(.corrupt, "the store's database is damaged (\(error.resultCode)); run `credstore verify` and restore from a backup")
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                throw CredentialStorageError(.io, "the store stayed locked by another process for \(Int(busyTimeout)) s; retry when it is done")
+            case .SQLITE_FULL:
+                throw CredentialStorageError(.io, "the disk is full; free space and retry")
+            case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN, .SQLITE_AUTH:
+                throw CredentialStorageError(.io, "the store cannot be opened for writing (\(error.resultCode)); check the file and its folder")
+            case .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_ERROR:
+                throw CredentialStorageError(.corrupt, "the store's schema is not what credstore expects (\(error.resultCode)); run `credstore verify`")
+            default:
+                throw CredentialStorageError(.io, "the store could not be read or written (\(error.resultCode))")
+            }
+        }
+    }
+}

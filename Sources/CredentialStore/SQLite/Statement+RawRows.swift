@@ -1,0 +1,54 @@
+import GRDB
+internal import GRDBSQLite
+
+/// Column access straight from the SQLite statement, for the lookups on the hot path.
+///
+/// GRDB's `Row` cursors cost more than the B-tree search itself (they build a column-name map and
+/// a row object per step). Lookups keep GRDB's connection, statement cache and error type but
+/// read the few blob and integer columns they need directly.
+struct RawRow {
+    fileprivate let statement: SQLiteStatement
+
+    func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(statement, column) == SQLITE_NULL
+    }
+
+    func int64(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement, column)
+    }
+
+    /// The blob of a column; nil when it is NULL or not a blob.
+    func blob(_ column: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(statement, column) == SQLITE_BLOB else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let base = sqlite3_column_blob(statement, column) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
+    }
+}
+
+extension Statement {
+    /// Binds `blobs` to the parameters in order, hands each result row to `body`, and resets.
+    func forEachRawRow(binding blobs: [[UInt8]], _ body: (RawRow) throws -> Void) throws {
+        let statement = sqliteStatement
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        for (offset, blob) in blobs.enumerated() {
+            // SQLITE_TRANSIENT: SQLite copies the bytes, so the array may go away before the step.
+            let status = blob.withUnsafeBytes {
+                sqlite3_bind_blob(statement, Int32(offset + 1), $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+            }
+            guard status == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: status)) }
+        }
+        while true {
+            let status = sqlite3_step(statement)
+            switch status {
+            case SQLITE_ROW: try body(RawRow(statement: statement))
+            case SQLITE_DONE: return
+            default: throw DatabaseError(resultCode: ResultCode(rawValue: status))
+            }
+        }
+    }
+}
+
+/// SQLite's "copy the bytes now" destructor, which the C macro spells as a cast of -1.
+private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,0 +1,235 @@
+public import Foundation
+public import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A persistent, encrypted credential store keyed by protection space: the
+/// `URLCredentialStorage` that Linux lacks.
+///
+/// ```swift
+/// let storage = try CredentialStorage.openDefault()
+/// let space = try ProtectionSpace(url: URL(string: "https://api.example.com")!)
+/// try storage.set(Credential(user: "alice", password: "s3cret", persistence: .permanent), for: space)
+/// let credential = try storage.defaultCredential(for: space)
+/// ```
+///
+/// Credentials are kept per user per space, in the tier their ``Persistence`` names. Permanent
+/// and synchronizable ones are sealed field by field (XChaCha20-Poly1305) in an SQLite file and
+/// found through keyed blind indexes. A read returns the right credential or throws; it never
+/// returns wrong data.
+///
+/// The storage is `Sendable`: use one instance from any number of tasks and threads. Several
+/// processes may open the same store file at once; each sees the others' committed changes, and
+/// ``changes()`` announces them.
+///
+/// ## Topics
+/// ### Opening a store
+/// - ``init(at:key:logger:)``
+/// - ``openDefault(logger:)``
+/// - ``StoreKey``
+/// ### Storing and removing
+/// - ``set(_:for:)``
+/// - ``remove(_:for:options:)``
+/// - ``RemovalOptions``
+/// ### Reading
+/// - ``credentials(for:)``
+/// - ``allCredentials()``
+/// - ``entries()``
+/// ### Defaults
+/// - ``defaultCredential(for:)-(ProtectionSpace)``
+/// - ``defaultCredential(for:realm:)``
+/// - ``setDefaultCredential(_:for:)``
+/// ### Observing
+/// - ``changes()``
+/// - ``CredentialChange``
+public final class CredentialStorage: Sendable {
+    /// The store's database file.
+    public let databaseURL: URL
+
+    let repository: SQLiteRepository
+    let keys: StoreKeys
+    let header: StoreHeader
+    let logger: Logger
+    /// Names this instance in the change log, so the watcher skips its own writes.
+    let instanceID: [UInt8]
+    private let session = Mutex(SessionTier())
+    private let hub: ChangeHub
+
+    /// The `userInfo` key under which a posted `credentialStorageChanged` notification carries
+    /// its ``CredentialChange``.
+    public static let changeUserInfoKey = "CredentialChange"
+
+    /// Opens the store at `databaseURL`, creating it (and a key file, for ``StoreKey/keyFile(_:)``)
+    /// if it does not exist yet.
+    ///
+    /// - Throws: ``CredentialStorageError`` with code `wrongKey`, `corrupt`, `permissionsTooOpen`,
+    ///   `notFound` (an existing store whose key file is missing), `unsupportedFormatVersion` or `io`.
+    public convenience init(at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore")) throws {
+        let opened = try StoreOpener.open(databaseURL: databaseURL, key: key, logger: logger)
+        self.init(databaseURL: databaseURL, opened: opened, logger: logger)
+    }
+
+    init(databaseURL: URL, opened: StoreOpener.Opened, logger: Logger) {
+        self.databaseURL = databaseURL
+        self.repository = opened.repository
+        self.keys = opened.keys
+        self.header = opened.header
+        self.logger = logger
+        let instanceID = Sodium.randomBytes(16)
+        self.instanceID = instanceID
+        let repository = opened.repository
+        let keys = opened.keys
+        let processID = getpid()
+        hub = ChangeHub(
+            logger: logger,
+            latestSequence: { try repository.read { try $0.latestChangeSequence() } },
+            foreignChanges: { since in
+                let entries = try repository.read { try $0.changes(after: since) }
+                let changes = entries.filter { $0.writer != instanceID }.compactMap { entry in
+                    keys.openChange(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess)
+                }
+                return (changes, entries.last?.sequence ?? since)
+            })
+        hub.attach(self)
+    }
+
+    // MARK: Storing
+
+    /// Stores `credential` for `space` in the tier its persistence names.
+    ///
+    /// A user has one credential per space: setting a user already present replaces it, moving it
+    /// between tiers if need be. Setting an identical credential, or one with persistence
+    /// ``Persistence/none``, changes and announces nothing. The first credential set in a space
+    /// without a default becomes the default.
+    ///
+    /// - Throws: `invalidProtectionSpace`, or the store's I/O and integrity errors.
+    public func set(_ credential: Credential, for space: ProtectionSpace) throws {
+        try space.validate()
+        guard credential.persistence != .none else { return }
+        try mutate { try $0.set(credential, in: space, makeDefault: false) }
+    }
+
+    /// Makes `credential` the default of `space`, storing it first if it is absent or differs.
+    public func setDefaultCredential(_ credential: Credential, for space: ProtectionSpace) throws {
+        try space.validate()
+        guard credential.persistence != .none else { return }
+        try mutate { try $0.set(credential, in: space, makeDefault: true) }
+    }
+
+    /// Removes the credential of `credential.user` in `space`, whatever its password and tier.
+    ///
+    /// Removing the default clears it; no other credential is promoted.
+    ///
+    /// - Returns: whether anything was removed.
+    /// - Throws: `synchronizableRemovalNeedsOption` (and nothing changes) when the credential is
+    ///   synchronizable and `options` lacks ``RemovalOptions/removeSynchronizable``.
+    @discardableResult
+    public func remove(_ credential: Credential, for space: ProtectionSpace, options: RemovalOptions = []) throws -> Bool {
+        try space.validate()
+        return try mutate { try $0.remove(user: credential.user, in: space, options: options) }
+    }
+
+    // MARK: Reading
+
+    /// The credentials of `space`, keyed by user.
+    public func credentials(for space: ProtectionSpace) throws -> [String: Credential] {
+        try space.validate()
+        let sessionSpace = session.withLock { $0[space] }
+        let sealed = try repository.read { try $0.space(keys.spaceIndex(space)) }
+        var result: [String: Credential] = [:]
+        for row in sealed.credentials {
+            let credential = try keys.openCredential(row)
+            result[credential.user] = credential
+        }
+        // This instance's session credentials win over a disk row another process wrote for the same user.
+        result.merge(sessionSpace.credentials) { _, session in session }
+        return result
+    }
+
+    /// Every credential of the store and of this instance's session, by space and user.
+    public func allCredentials() throws -> [ProtectionSpace: [String: Credential]] {
+        let rows = try repository.read { try $0.allCredentials() }
+        var result: [ProtectionSpace: [String: Credential]] = [:]
+        for row in rows {
+            let (space, credential) = try keys.openAll(row)
+            result[space, default: [:]][credential.user] = credential
+        }
+        for (space, entry) in session.withLock({ $0.spaces }) where !entry.credentials.isEmpty {
+            result[space, default: [:]].merge(entry.credentials) { _, session in session }
+        }
+        return result
+    }
+
+    /// The default credential of `space`: the one chosen as default, else the space's only
+    /// credential, else nil.
+    public func defaultCredential(for space: ProtectionSpace) throws -> Credential? {
+        try space.validate()
+        let spaceIndex = keys.spaceIndex(space)
+        let sessionSpace = session.withLock { $0[space] }
+        let sealed = try repository.read { try $0.space(spaceIndex) }
+        return try resolveDefault(session: sessionSpace, sealed: sealed)
+    }
+
+    /// The default rule over both tiers of one space.
+    func resolveDefault(session sessionSpace: SessionTier.Space, sealed: SealedSpace) throws -> Credential? {
+        if let user = sessionSpace.defaultUser, let credential = sessionSpace.credentials[user] {
+            return credential
+        }
+        if let choice = sealed.defaultChoice,
+           let row = sealed.credentials.first(where: { $0.userIndex == choice.userIndex }) {
+            let credential = try keys.openCredential(row)
+            return sessionSpace.credentials[credential.user] ?? credential
+        }
+        switch (sessionSpace.credentials.count, sealed.credentials.count) {
+        case (1, 0): return sessionSpace.credentials.first!.value
+        case (0, 1): return try keys.openCredential(sealed.credentials[0])
+        default: return nil
+        }
+    }
+
+    // MARK: Observing
+
+    /// A stream of every effective change to this store, in commit order: this instance's own,
+    /// other processes' (within a second, as ``CredentialChange/Origin/otherProcess``) and sync
+    /// imports'. Each call returns a new stream; cancel the task iterating it to unsubscribe.
+    ///
+    /// Each change is also posted on `NotificationCenter.default` as
+    /// `Notification.Name.credentialStorageChanged`; other processes' changes are watched for
+    /// while at least one stream is open.
+    public func changes() -> AsyncStream<CredentialChange> {
+        hub.subscribe()
+    }
+
+    // MARK: Writing
+
+    /// Runs one write transaction with a ``Mutation``; once it commits, swaps in the new session
+    /// tier and announces the changes, in commit order.
+    private func mutate<T>(_ body: (inout Mutation) throws -> T) throws -> T {
+        let outcome = try repository.write({ transaction -> (T, SessionTier, [CredentialChange]) in
+            var mutation = Mutation(
+                transaction: transaction, session: session.withLock { $0 }, keys: keys,
+                writer: instanceID, processID: getpid())
+            let result = try body(&mutation)
+            try mutation.writeChangeLog()
+            return (result, mutation.session, mutation.announcements)
+        }, afterCommit: { outcome in
+            session.withLock { $0 = outcome.1 }
+            hub.publish(outcome.2, from: self)
+        })
+        return outcome.0
+    }
+}
+
+/// Options for ``CredentialStorage/remove(_:for:options:)``.
+public struct RemovalOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Allows removing a synchronizable credential, which removes it on every synced machine too.
+    public static let removeSynchronizable = RemovalOptions(rawValue: 1 << 0)
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// The tier and default rules of one write, applied to a store transaction and to a copy of the
+/// session tier that replaces the live one only if the transaction commits.
+struct Mutation {
+    let transaction: any CredentialRepositoryWriting
+    var session: SessionTier
+    let keys: StoreKeys
+    let writer: [UInt8]
+    let processID: Int32
+
+    /// What this instance's subscribers hear.
+    private(set) var announcements: [CredentialChange] = []
+    /// What other processes hear: only what changed on disk.
+    private var logged: [CredentialChange] = []
+
+    init(transaction: any CredentialRepositoryWriting, session: SessionTier, keys: StoreKeys, writer: [UInt8], processID: Int32) {
+        self.transaction = transaction
+        self.session = session
+        self.keys = keys
+        self.writer = writer
+        self.processID = processID
+    }
+
+    static func now() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    // MARK: Rules
+
+    mutating func set(_ credential: Credential, in space: ProtectionSpace, makeDefault: Bool) throws {
+        let spaceIndex = keys.spaceIndex(space)
+        let currentDefault = try explicitDefault(space: space, spaceIndex: spaceIndex)
+        let user = credential.user
+        let sessionCredential = session[space].credentials[user]
+        let row = try transaction.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user))
+        let stored = try row.map(keys.openCredential)
+        let existing = sessionCredential ?? stored
+
+        if existing != credential {
+            if credential.persistence == .forSession {
+                if let stored {
+                    try transaction.deleteCredential(space: spaceIndex, user: row!.userIndex)
+                    log(.removed, space, user, stored.persistence)
+                }
+                session.set(credential, in: space)
+            } else {
+                if sessionCredential != nil { session.remove(user: user, in: space) }
+                let now = Self.now()
+                try transaction.upsert(keys.seal(credential, in: space, spaceIndex: spaceIndex, created: row?.created ?? now, modified: now))
+                log(stored == nil ? .added : .updated, space, user, credential.persistence)
+            }
+            announce(existing == nil ? .added : .updated, space, user, credential.persistence)
+        }
+
+        // The first credential of a space without a default becomes the default.
+        let target = makeDefault ? user : (currentDefault ?? user)
+        try placeDefault(target, space: space, spaceIndex: spaceIndex)
+        if target != currentDefault {
+            let persistence = target == user ? credential.persistence : (existing?.persistence ?? credential.persistence)
+            announce(.defaultChanged, space, target, persistence)
+        }
+    }
+
+    mutating func remove(user: String, in space: ProtectionSpace, options: RemovalOptions) throws -> Bool {
+        let spaceIndex = keys.spaceIndex(space)
+        let currentDefault = try explicitDefault(space: space, spaceIndex: spaceIndex)
+        let sessionCredential = session[space].credentials[user]
+        let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
+        let row = try transaction.credential(space: spaceIndex, user: userIndex)
+        guard sessionCredential != nil || row != nil else { return false }
+
+        if let row {
+            if row.persistence == .synchronizable, !options.contains(.removeSynchronizable) {
+                throw CredentialStorageError(.synchronizableRemovalNeedsOption,
+                    "the credential of \(String(reflecting: user)) is synchronizable; removing it removes it on every synced machine, so pass .removeSynchronizable (--synchronizable) to confirm")
+            }
+            try transaction.deleteCredential(space: spaceIndex, user: userIndex)
+            log(.removed, space, user, row.persistence)
+            announce(.removed, space, user, row.persistence)
+        }
+        if sessionCredential != nil {
+            session.remove(user: user, in: space)
+            announce(.removed, space, user, .forSession)
+        }
+        if currentDefault == user {
+            // No guess among those left: the default is simply gone.
+            try placeDefault(nil, space: space, spaceIndex: spaceIndex)
+        }
+        return true
+    }
+
+    // MARK: Default pointer
+
+    /// The user the space's default pointer names, if that user still has a credential.
+    private func explicitDefault(space: ProtectionSpace, spaceIndex: [UInt8]) throws -> String? {
+        let sessionSpace = session[space]
+        if let user = sessionSpace.defaultUser, sessionSpace.credentials[user] != nil {
+            return user
+        }
+        let sealed = try transaction.space(spaceIndex)
+        if let choice = sealed.defaultChoice, sealed.credentials.contains(where: { $0.userIndex == choice.userIndex }) {
+            return try keys.openDefault(choice)
+        }
+        return nil
+    }
+
+    /// Puts the default pointer in the tier of the credential it names (or removes it), writing
+    /// only what differs.
+    private mutating func placeDefault(_ user: String?, space: ProtectionSpace, spaceIndex: [UInt8]) throws {
+        let diskChoice = try transaction.space(spaceIndex).defaultChoice
+        let inSession = user.map { session[space].credentials[$0] != nil } ?? false
+        if let user, !inSession {
+            let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
+            if diskChoice?.userIndex != userIndex {
+                try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex))
+                if let row = try transaction.credential(space: spaceIndex, user: userIndex) {
+                    log(.defaultChanged, space, user, row.persistence)
+                }
+            }
+            if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
+        } else {
+            if diskChoice != nil { try transaction.deleteDefaultChoice(space: spaceIndex) }
+            if session[space].defaultUser != user { session.setDefault(user, in: space) }
+        }
+    }
+
+    // MARK: Announcements
+
+    private mutating func announce(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
+        announcements.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .thisProcess))
+    }
+
+    private mutating func log(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
+        logged.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .otherProcess))
+    }
+
+    /// Appends the disk-visible changes to the store's change log, for other processes' watchers.
+    func writeChangeLog() throws {
+        for change in logged {
+            try transaction.appendChange(writer: writer, processID: processID, kind: change.kind, persistence: change.persistence) { sequence in
+                keys.sealChangeSubject(
+                    space: change.space, user: change.user, sequence: sequence, writer: writer,
+                    processID: processID, kind: change.kind, persistence: change.persistence)
+            }
+        }
+    }
+}

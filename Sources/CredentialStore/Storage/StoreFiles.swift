@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The store's files on disk: a 0700 folder, 0600 files created under any umask, and refusal of
+/// files that others could read or that are symbolic links.
+enum StoreFiles {
+    /// Makes `directory` (and missing parents) with mode 0700.
+    static func ensureDirectory(_ directory: URL) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw CredentialStorageError(.io, "\(directory.path) is not a folder; choose another store path")
+            }
+            return
+        }
+        try ensureDirectory(directory.deletingLastPathComponent())
+        if mkdir(directory.path, 0o700) != 0, errno != EEXIST {
+            throw CredentialStorageError(.io, "could not create the folder \(directory.path): \(String(cString: strerror(errno)))")
+        }
+        // mkdir's mode is filtered by the umask; make sure no one else can even list the folder.
+        chmod(directory.path, 0o700)
+    }
+
+    /// Whether `path` exists; throws `permissionsTooOpen` for a symbolic link, a non-regular file,
+    /// or a file that group or others may read or write.
+    static func checkExisting(_ path: String) throws -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return false }
+            throw CredentialStorageError(.io, "could not inspect \(path): \(String(cString: strerror(errno)))")
+        }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFLNK {
+            throw CredentialStorageError(.permissionsTooOpen, "\(path) is a symbolic link; credstore opens only the real file, so point the store path at it")
+        }
+        guard type == S_IFREG else {
+            throw CredentialStorageError(.permissionsTooOpen, "\(path) is not a regular file")
+        }
+        if info.st_mode & 0o077 != 0 {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw CredentialStorageError(.permissionsTooOpen, "\(path) has mode \(mode), so others can read it; run `chmod 600 \(path)` if no one else did, then retry")
+        }
+        return true
+    }
+
+    /// Checks the database and whatever journal files SQLite left beside it.
+    static func checkStoreFiles(database path: String) throws -> Bool {
+        for suffix in ["-wal", "-shm", "-journal"] {
+            _ = try checkExisting(path + suffix)
+        }
+        return try checkExisting(path)
+    }
+
+    /// Creates `path` 0600 (whatever the umask), failing if anything, even a dangling link, is there.
+    /// SQLite gives its WAL and shared-memory files the mode of the database, so they are 0600 too.
+    @discardableResult
+    static func createExclusive(_ path: String, contents: UnsafeRawBufferPointer? = nil) throws -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { return false }
+            throw CredentialStorageError(.io, "could not create \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        fchmod(fd, 0o600)
+        if let contents, contents.count > 0 {
+            guard write(fd, contents.baseAddress, contents.count) == contents.count, fsync(fd) == 0 else {
+                unlink(path)
+                throw CredentialStorageError(.io, "could not write \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        return true
+    }
+
+    // MARK: Key files
+
+    /// "CSKEY", a zero byte and the format version; then the 32 key bytes.
+    private static let keyFileMagic: [UInt8] = [0x43, 0x53, 0x4B, 0x45, 0x59, 0x00, 0x00, 0x01]
+    private static let keyFileLength = 8 + 32
+
+    /// Reads a key file into guarded memory.
+    static func readKeyFile(_ url: URL) throws -> SecureBytes {
+        guard try checkExisting(url.path) else {
+            throw CredentialStorageError(.notFound, "the key file \(url.path) does not exist; pass the key file this store was created with")
+        }
+        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CredentialStorageError(.io, "could not open the key file \(url.path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        // One byte more than a key file holds, to notice a file that is too long.
+        return try withUnsafeTemporaryAllocation(byteCount: keyFileLength + 1, alignment: 16) { buffer in
+            defer { Sodium.zero(buffer) }
+            var total = 0
+            while total < buffer.count {
+                let count = read(fd, buffer.baseAddress! + total, buffer.count - total)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                total += count
+            }
+            guard total == keyFileLength, Array(buffer[0..<8]) == keyFileMagic else {
+                throw CredentialStorageError(.wrongKey, "\(url.path) is not a credstore key file")
+            }
+            return try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: buffer[8..<keyFileLength]))
+        }
+    }
+
+    /// Writes a new random key file (0600) and returns its key; nil if one appeared meanwhile.
+    static func createKeyFile(_ url: URL) throws -> SecureBytes? {
+        try ensureDirectory(url.deletingLastPathComponent())
+        let key = try SecureBytes.random(count: 32)
+        var contents = keyFileMagic
+        key.withUnsafeBytes { contents.append(contentsOf: $0) }
+        defer { Sodium.zero(&contents) }
+        let created = try contents.withUnsafeBytes { try createExclusive(url.path, contents: $0) }
+        return created ? key : nil
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import CredentialStore
+
+/// A store in a fresh temporary folder, removed when the value goes away.
+final class TemporaryStore {
+    let directory: URL
+    let databaseURL: URL
+    let keyFileURL: URL
+
+    init() throws {
+        directory = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("credstore-tests-\(UUID().uuidString)", isDirectory: true)
+            .appendingPathComponent("store", isDirectory: true)
+        databaseURL = directory.appendingPathComponent("credentials.db")
+        keyFileURL = directory.appendingPathComponent("store.key")
+    }
+
+    /// Opens (creating on first use) the store with its key file.
+    func open() throws -> CredentialStorage {
+        try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL))
+    }
+
+    /// Every file in the store's folder, with its bytes.
+    func files() throws -> [URL: Data] {
+        var result: [URL: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            let url = directory.appendingPathComponent(name)
+            result[url] = try Data(contentsOf: url)
+        }
+        return result
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory.deletingLastPathComponent())
+    }
+}
+
+/// Shorthands for the spaces and credentials tests use.
+enum Fixture {
+    static func space(_ host: String = "api.example.com", realm: String? = nil, method: AuthenticationMethod? = nil) -> ProtectionSpace {
+        ProtectionSpace(host: host, port: 443, protocol: "https", realm: realm, authenticationMethod: method)
+    }
+
+    static func credential(_ user: String, _ password: String = "pw", _ persistence: Persistence = .permanent) -> Credential {
+        Credential(user: user, password: password, persistence: persistence)
+    }
+}
+
+/// The helper executable built beside the test bundle (Tests/Helper).
+func helperExecutable() -> URL {
+    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    return testBinary.deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
+}
+
+/// Runs the helper with `arguments`, feeding `input` on stdin; returns its exit status and stderr.
+@discardableResult
+func runHelper(_ arguments: [String], input: String = "") throws -> (status: Int32, stderr: String) {
+    let process = Process()
+    process.executableURL = helperExecutable()
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, errorText)
+}
+
+/// Collects the changes a stream delivers until `count` have arrived or `timeout` passes.
+func collect(_ stream: AsyncStream<CredentialChange>, count: Int, timeout: Duration) async -> [CredentialChange] {
+    await withTaskGroup(of: [CredentialChange]?.self) { group in
+        group.addTask {
+            var received: [CredentialChange] = []
+            for await change in stream {
+                received.append(change)
+                if received.count >= count { break }
+            }
+            return received
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        var best: [CredentialChange] = []
+        for await result in group {
+            if let result {
+                best = result
+                group.cancelAll()
+                break
+            }
+            group.cancelAll()
+            break
+        }
+        return best
+    }
+}

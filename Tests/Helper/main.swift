@@ -1,0 +1,44 @@
+// A second process for the cross-process tests: it opens the same store as the test and writes.
+//
+//   credstore-test-helper set DB KEYFILE HOST USER [PERSISTENCE]   password read from stdin
+//   credstore-test-helper remove DB KEYFILE HOST USER
+//   credstore-test-helper fill DB KEYFILE PREFIX COUNT             sets PREFIX-0 … PREFIX-(COUNT-1)
+import CredentialStore
+import Foundation
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(2)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 5 else { fail("usage: credstore-test-helper set|remove|fill DB KEYFILE …") }
+let storage: CredentialStorage
+do {
+    storage = try CredentialStorage(at: URL(fileURLWithPath: arguments[2]), key: .keyFile(URL(fileURLWithPath: arguments[3])))
+} catch {
+    fail("open: \(error)")
+}
+
+do {
+    switch arguments[1] {
+    case "set" where arguments.count >= 6:
+        let password = readLine(strippingNewline: true) ?? ""
+        let persistence = arguments.count > 6 ? Persistence(rawValue: arguments[6]) ?? .permanent : .permanent
+        let space = ProtectionSpace(host: arguments[4], port: 443, protocol: "https", realm: nil)
+        try storage.set(Credential(user: arguments[5], password: password, persistence: persistence), for: space)
+    case "remove" where arguments.count >= 6:
+        let space = ProtectionSpace(host: arguments[4], port: 443, protocol: "https", realm: nil)
+        try storage.remove(Credential(user: arguments[5], password: "", persistence: .permanent), for: space)
+    case "fill" where arguments.count >= 6:
+        guard let count = Int(arguments[5]) else { fail("COUNT must be a number") }
+        for index in 0..<count {
+            let space = ProtectionSpace(host: "\(arguments[4])-\(index).example.com", port: 443, protocol: "https", realm: nil)
+            try storage.set(Credential(user: "user", password: "pw-\(arguments[4])-\(index)", persistence: .permanent), for: space)
+        }
+    default:
+        fail("unknown command \(arguments[1])")
+    }
+} catch {
+    fail("\(arguments[1]): \(error)")
+}
