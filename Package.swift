@@ -74,6 +74,7 @@ let package = Package(
                 "CredentialStoreMigrations",
                 "credstore-test-helper",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

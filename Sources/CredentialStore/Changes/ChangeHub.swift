@@ -77,15 +77,21 @@ final class ChangeHub: Sendable {
     }
 
     /// Announces changes that were just committed; call in commit order.
-    func publish(_ changes: [CredentialChange], from storage: CredentialStorage) {
+    ///
+    /// The delivery holds the storage weakly: announcing must never keep a store (and its
+    /// database connection) open after its last user let go of it.
+    func publish(_ changes: [CredentialChange]) {
         guard !changes.isEmpty else { return }
-        delivery.async { [self] in
-            let subscribers = state.withLock { Array($0.subscribers.values) }
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        let owner = owner.withLock { $0 }
+        delivery.async {
             for change in changes {
                 for subscriber in subscribers { subscriber.yield(change) }
-                NotificationCenter.default.post(
-                    name: .credentialStorageChanged, object: storage,
-                    userInfo: [CredentialStorage.changeUserInfoKey: change])
+                if let storage = owner?.storage {
+                    NotificationCenter.default.post(
+                        name: .credentialStorageChanged, object: storage,
+                        userInfo: [CredentialStorage.changeUserInfoKey: change])
+                }
             }
         }
     }
@@ -111,9 +117,7 @@ final class ChangeHub: Sendable {
             guard try latestSequence() > since else { return }
             let (changes, last) = try foreignChanges(since)
             state.withLock { $0.lastSequence = max($0.lastSequence, last) }
-            if let storage = owner.withLock({ $0?.storage }) {
-                publish(changes, from: storage)
-            }
+            publish(changes)
         } catch {
             logger.warning("could not read the change log: \(error)")
         }

@@ -189,6 +189,11 @@ public final class CredentialStorage: Sendable {
         }
     }
 
+    /// A snapshot of this instance's session tier.
+    func currentSession() -> SessionTier {
+        session.withLock { $0 }
+    }
+
     // MARK: Observing
 
     /// A stream of every effective change to this store, in commit order: this instance's own,
@@ -216,7 +221,7 @@ public final class CredentialStorage: Sendable {
             return (result, mutation.session, mutation.announcements)
         }, afterCommit: { outcome in
             session.withLock { $0 = outcome.1 }
-            hub.publish(outcome.2, from: self)
+            hub.publish(outcome.2)
         })
         return outcome.0
     }

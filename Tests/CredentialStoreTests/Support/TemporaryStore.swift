@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import CredentialStore
 
@@ -19,6 +20,24 @@ final class TemporaryStore {
     /// Opens (creating on first use) the store with its key file.
     func open() throws -> CredentialStorage {
         try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL))
+    }
+
+    /// Waits until no connection holds the store: SQLite removes the WAL when the last one closes.
+    /// A store closes when its last reference goes, which a notification being delivered on
+    /// another thread can hold for a moment.
+    func waitUntilClosed() {
+        let wal = databaseURL.path + "-wal"
+        for _ in 0..<200 where FileManager.default.fileExists(atPath: wal) {
+            usleep(10_000)
+        }
+    }
+
+    /// A raw connection to the store file, for tests that play an attacker editing it.
+    func rawDatabase() throws -> DatabaseQueue {
+        waitUntilClosed()
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        return try DatabaseQueue(path: databaseURL.path, configuration: configuration)
     }
 
     /// Every file in the store's folder, with its bytes.
@@ -97,5 +116,17 @@ func collect(_ stream: AsyncStream<CredentialChange>, count: Int, timeout: Durat
             break
         }
         return best
+    }
+}
+
+/// Expects `body` to throw a ``CredentialStorageError`` with `code`, and a message that names no secret.
+func expectError<T>(
+    _ code: CredentialStorageError.Code, secrets: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) {
+    let error = #expect(throws: CredentialStorageError.self, sourceLocation: sourceLocation) { _ = try body() }
+    #expect(error?.code == code, sourceLocation: sourceLocation)
+    for secret in secrets {
+        #expect(error?.message.contains(secret) == false, "the message leaks a secret", sourceLocation: sourceLocation)
     }
 }

@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import Testing
+@testable import CredentialStore
+
+/// SPEC §3: what the files hold, and how a wrong key, damage and tampering are told apart.
+@Suite struct AtRestTests {
+    let store: TemporaryStore
+    let space = Fixture.space()
+
+    init() throws {
+        store = try TemporaryStore()
+    }
+
+    /// Edits the store file directly, as an attacker with write access would.
+    private func withRawDatabase(_ body: (Database) throws -> Void) throws {
+        try store.rawDatabase().writeWithoutTransaction(body)
+    }
+
+    private func mode(_ url: URL) throws -> Int {
+        try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    // MARK: Keys
+
+    @Test func aWrongPassphraseIsWrongKeyAndLeavesTheFileByteIdentical() throws {
+        do {
+            let storage = try CredentialStorage(at: store.databaseURL, key: .passphrase("correct horse battery"))
+            try storage.set(Fixture.credential("alice", "pw"), for: space)
+        }
+        store.waitUntilClosed()
+        let before = try Data(contentsOf: store.databaseURL)
+        expectError(.wrongKey, secrets: ["tr0ub4dor", "correct horse"]) {
+            try CredentialStorage(at: store.databaseURL, key: .passphrase("tr0ub4dor"))
+        }
+        #expect(try Data(contentsOf: store.databaseURL) == before)
+        let reopened = try CredentialStorage(at: store.databaseURL, key: .passphrase("correct horse battery"))
+        #expect(try reopened.credentials(for: space)["alice"]?.password == "pw")
+    }
+
+    @Test func anotherKeyFileIsWrongKey() throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        store.waitUntilClosed()
+        let before = try Data(contentsOf: store.databaseURL)
+        let otherKey = store.directory.appendingPathComponent("other.key")
+        _ = try StoreFiles.createKeyFile(otherKey)
+        expectError(.wrongKey) { try CredentialStorage(at: store.databaseURL, key: .keyFile(otherKey)) }
+        expectError(.wrongKey) { try CredentialStorage(at: store.databaseURL, key: .passphrase("any")) }
+        #expect(try Data(contentsOf: store.databaseURL) == before)
+    }
+
+    @Test func anExistingStoreWithoutItsKeyFileIsNotFound() throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        try FileManager.default.removeItem(at: store.keyFileURL)
+        expectError(.notFound) { try store.open() }
+    }
+
+    // MARK: Damage
+
+    @Test func aDamagedSQLiteHeaderIsCorrupt() throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        store.waitUntilClosed()
+        let handle = try FileHandle(forWritingTo: store.databaseURL)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 16))
+        try handle.close()
+        expectError(.corrupt) { try store.open() }
+    }
+
+    @Test func aDamagedKeySlotIsCorruptNotWrongKey() throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        try withRawDatabase { db in
+            let wrapped = try Data.fetchOne(db, sql: "SELECT wrapped_root_key FROM key_slots")!
+            var flipped = [UInt8](wrapped)
+            flipped[30] ^= 0x01
+            try db.execute(sql: "UPDATE key_slots SET wrapped_root_key = ?", arguments: [Data(flipped)])
+        }
+        expectError(.corrupt) { try store.open() }
+    }
+
+    @Test func aMissingHeaderRowIsCorrupt() throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        try withRawDatabase { try $0.execute(sql: "DELETE FROM store_header") }
+        expectError(.corrupt) { try store.open() }
+    }
+
+    @Test func aStoreFromANewerFormatIsRefused() throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        try withRawDatabase { try $0.execute(sql: "UPDATE store_header SET format = 99") }
+        expectError(.unsupportedFormatVersion) { try store.open() }
+    }
+
+    // MARK: Tampering
+
+    @Test func ciphertextsSwappedBetweenRowsAreTamperDetected() throws {
+        do {
+            let storage = try store.open()
+            try storage.set(Fixture.credential("alice", "alice-pw"), for: space)
+            try storage.set(Fixture.credential("bob", "bob-pw"), for: space)
+        }
+        try withRawDatabase { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT user_index, sealed_secret FROM credentials")
+            try db.execute(sql: "UPDATE credentials SET sealed_secret = ? WHERE user_index = ?", arguments: [rows[1][1] as Data, rows[0][0] as Data])
+            try db.execute(sql: "UPDATE credentials SET sealed_secret = ? WHERE user_index = ?", arguments: [rows[0][1] as Data, rows[1][0] as Data])
+        }
+        let storage = try store.open()
+        expectError(.tamperDetected) { try storage.credentials(for: space) }
+        expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
+        expectError(.tamperDetected) { try storage.allCredentials() }
+    }
+
+    @Test(arguments: [
+        "UPDATE credentials SET persistence = 3",
+        "UPDATE credentials SET created = created - 1000",
+        "UPDATE credentials SET modified = modified + 1",
+    ])
+    func anEditedClearColumnIsTamperDetected(edit: String) throws {
+        do { try store.open().set(Fixture.credential("alice", "pw"), for: space) }
+        try withRawDatabase { try $0.execute(sql: edit) }
+        let storage = try store.open()
+        expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
+        expectError(.tamperDetected) { try storage.allCredentials() }
+    }
+
+    @Test func aDefaultChoiceRedirectedToAnotherUserIsTamperDetected() throws {
+        do {
+            let storage = try store.open()
+            try storage.set(Fixture.credential("alice"), for: space)
+            try storage.set(Fixture.credential("bob"), for: space)
+        }
+        try withRawDatabase { db in
+            let bob = try Data.fetchOne(db, sql: "SELECT user_index FROM credentials WHERE user_index NOT IN (SELECT user_index FROM default_choices)")!
+            try db.execute(sql: "UPDATE default_choices SET user_index = ?", arguments: [bob])
+        }
+        let storage = try store.open()
+        // The default pointer is only trusted after its sealed user opens under its own indexes.
+        expectError(.tamperDetected) { try storage.set(Fixture.credential("carol"), for: space) }
+    }
+
+    // MARK: Files
+
+    @Test func aStoreFileReadableByOthersIsRefused() throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store.databaseURL.path)
+        expectError(.permissionsTooOpen) { try store.open() }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: store.databaseURL.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: store.keyFileURL.path)
+        expectError(.permissionsTooOpen) { try store.open() }
+    }
+
+    @Test func aSymlinkedStoreFileIsRefused() throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        let link = store.directory.appendingPathComponent("link.db")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: store.databaseURL)
+        expectError(.permissionsTooOpen) { try CredentialStorage(at: link, key: .keyFile(store.keyFileURL)) }
+    }
+
+    @Test func filesAre0600InA0700FolderEvenUnderUmask022() throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice"), for: space)
+        #expect(try mode(store.directory) == 0o700)
+        #expect(try mode(store.databaseURL) == 0o600)
+        #expect(try mode(store.keyFileURL) == 0o600)
+        for suffix in ["-wal", "-shm"] {
+            let url = URL(fileURLWithPath: store.databaseURL.path + suffix)
+            #expect(FileManager.default.fileExists(atPath: url.path), "\(suffix) exists while open")
+            #expect(try mode(url) == 0o600, "\(suffix)")
+        }
+    }
+
+    @Test func noPlaintextReachesAnyFileEvenAfterDeletes() throws {
+        let kept = ["kept-host-canary.example", "kept-realm-canary", "kept-user-canary", "kept-password-canary"]
+        let removed = ["gone-host-canary.example", "gone-realm-canary", "gone-user-canary", "gone-password-canary"]
+        func scan() throws {
+            for (url, bytes) in try store.files() {
+                for canary in kept + removed {
+                    #expect(bytes.range(of: Data(canary.utf8)) == nil, "\(canary) found in \(url.lastPathComponent)")
+                }
+            }
+        }
+        do {
+            let storage = try store.open()
+            for words in [kept, removed] {
+                let canarySpace = ProtectionSpace(host: words[0], port: 443, protocol: "https", realm: words[1])
+                try storage.set(Credential(user: words[2], password: words[3], persistence: .permanent), for: canarySpace)
+                try storage.set(Credential(user: words[2] + "-2", password: words[3] + "-2", persistence: .synchronizable), for: canarySpace)
+            }
+            let gone = ProtectionSpace(host: removed[0], port: 443, protocol: "https", realm: removed[1])
+            try storage.remove(Credential(user: removed[2], password: "", persistence: .permanent), for: gone)
+            try storage.remove(Credential(user: removed[2] + "-2", password: "", persistence: .permanent), for: gone, options: .removeSynchronizable)
+            try scan()  // while open: database, WAL and shared memory
+        }
+        try scan()  // after close
+        let reopened = try store.open()
+        #expect(try reopened.allCredentials().count == 1)
+        try scan()
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import CredentialStore
+
+/// Change notifications of SPEC §2: `changes()` streams, the NotificationCenter post, and changes
+/// other processes commit to the same store file.
+@Suite struct ChangeNotificationTests {
+    let store: TemporaryStore
+    let space = Fixture.space()
+
+    init() throws {
+        store = try TemporaryStore()
+    }
+
+    /// A change as this instance announces it.
+    private func local(_ kind: CredentialChange.Kind, _ user: String, _ persistence: Persistence = .permanent, in space: ProtectionSpace? = nil) -> CredentialChange {
+        CredentialChange(kind: kind, space: space ?? self.space, user: user, persistence: persistence, origin: .thisProcess)
+    }
+
+    /// A change as another process's write is announced.
+    private func foreign(_ kind: CredentialChange.Kind, _ user: String, _ persistence: Persistence = .permanent, in space: ProtectionSpace) -> CredentialChange {
+        CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .otherProcess)
+    }
+
+    /// Every way a change could be printed; none may carry a secret.
+    private func renderings(_ change: CredentialChange) -> [String] {
+        var dumped = ""
+        dump(change, to: &dumped)
+        return [String(describing: change), String(reflecting: change), "\(change)", dumped]
+    }
+
+    // MARK: This instance's changes
+
+    @Test func aSubscriberHearsAddedDefaultChangedUpdatedAndRemovedInCommitOrderWithoutPasswords() async throws {
+        let storage = try store.open()
+        let stream = storage.changes()
+
+        try storage.set(Fixture.credential("alice", "alice-secret-1"), for: space)
+        try storage.set(Fixture.credential("bob", "bob-secret-1"), for: space)
+        try storage.set(Fixture.credential("alice", "alice-secret-2"), for: space)
+        try storage.remove(Fixture.credential("bob", "not-the-password"), for: space)
+        try storage.remove(Fixture.credential("alice", "not-the-password"), for: space)
+
+        let changes = await collect(stream, count: 6, timeout: .seconds(5))
+        #expect(changes == [
+            local(.added, "alice"),
+            local(.defaultChanged, "alice"),  // the first credential of the space becomes its default
+            local(.added, "bob"),             // the default stays alice's: no second defaultChanged
+            local(.updated, "alice"),
+            local(.removed, "bob"),
+            local(.removed, "alice"),
+        ])
+        for change in changes {
+            for text in renderings(change) {
+                #expect(!text.contains("secret"), "a change printed a password: \(text)")
+                #expect(!text.contains("not-the-password"), "a change printed a password: \(text)")
+            }
+        }
+        #expect(try storage.credentials(for: space).isEmpty)
+    }
+
+    @Test func aSessionCredentialIsAnnouncedWithItsTier() async throws {
+        let storage = try store.open()
+        let stream = storage.changes()
+        try storage.set(Fixture.credential("alice", "pw", .forSession), for: space)
+        try storage.set(Fixture.credential("alice", "pw", .permanent), for: space)
+        try storage.remove(Fixture.credential("alice"), for: space)
+
+        #expect(await collect(stream, count: 4, timeout: .seconds(5)) == [
+            local(.added, "alice", .forSession),
+            local(.defaultChanged, "alice", .forSession),
+            local(.updated, "alice", .permanent),  // moving tiers is an update, not remove + add
+            local(.removed, "alice", .permanent),
+        ])
+    }
+
+    @Test func noEventArrivesForANoneSetNorForAnIdenticalReset() async throws {
+        let storage = try store.open()
+        let stream = storage.changes()
+        let alice = Fixture.credential("alice", "pw")
+        let carol = Fixture.credential("carol", "session-pw", .forSession)
+
+        try storage.set(alice, for: space)
+        try storage.set(carol, for: space)
+        #expect(await collect(stream, count: 3, timeout: .seconds(5)) == [
+            local(.added, "alice"), local(.defaultChanged, "alice"), local(.added, "carol", .forSession),
+        ])
+
+        // None of these changes anything.
+        try storage.set(Fixture.credential("bob", "pw", .none), for: space)
+        try storage.set(Fixture.credential("alice", "other-pw", .none), for: space)
+        try storage.set(Fixture.credential("dave", "pw", .none), for: Fixture.space("none.example.com"))
+        try storage.set(alice, for: space)
+        try storage.set(Credential(user: "alice", password: "pw", persistence: .permanent), for: Fixture.space("API.Example.COM."))
+        try storage.set(carol, for: space)
+        try storage.setDefaultCredential(alice, for: space)
+        try await Task.sleep(for: .milliseconds(500))
+
+        // The next event is the sentinel's: nothing came in between.
+        let sentinelSpace = Fixture.space("sentinel.example.com")
+        try storage.set(Fixture.credential("sentinel"), for: sentinelSpace)
+        #expect(await collect(stream, count: 2, timeout: .seconds(5)) == [
+            local(.added, "sentinel", in: sentinelSpace), local(.defaultChanged, "sentinel", in: sentinelSpace),
+        ])
+        #expect(try storage.credentials(for: space) == ["alice": alice, "carol": carol])
+        #expect(try storage.credentials(for: Fixture.space("none.example.com")).isEmpty)
+    }
+
+    @Test func eachOfTwoSubscribersGetsEveryChangeOnce() async throws {
+        let storage = try store.open()
+        let first = storage.changes()
+        let second = storage.changes()
+
+        try storage.set(Fixture.credential("alice", "pw-1"), for: space)
+        try storage.set(Fixture.credential("bob", "pw-1"), for: space)
+        try storage.set(Fixture.credential("alice", "pw-2"), for: space)
+        try storage.remove(Fixture.credential("bob"), for: space)
+        // A sentinel last: had anything been delivered twice, it would not arrive where expected.
+        let sentinelSpace = Fixture.space("sentinel.example.com")
+        try storage.set(Fixture.credential("sentinel"), for: sentinelSpace)
+
+        let expected = [
+            local(.added, "alice"), local(.defaultChanged, "alice"), local(.added, "bob"),
+            local(.updated, "alice"), local(.removed, "bob"),
+            local(.added, "sentinel", in: sentinelSpace), local(.defaultChanged, "sentinel", in: sentinelSpace),
+        ]
+        async let firstChanges = collect(first, count: expected.count, timeout: .seconds(5))
+        async let secondChanges = collect(second, count: expected.count, timeout: .seconds(5))
+        let (a, b) = await (firstChanges, secondChanges)
+        #expect(a == expected)
+        #expect(b == expected)
+    }
+
+    @Test func eachChangeIsPostedOnTheDefaultNotificationCenterWithTheStorageAsObject() async throws {
+        #expect(Notification.Name.credentialStorageChanged.rawValue == "NSURLCredentialStorageChangedNotification")
+        let storage = try store.open()
+        let other = try store.open()
+        let (posted, continuation) = AsyncStream.makeStream(of: CredentialChange.self, bufferingPolicy: .unbounded)
+        let wrongObjects = Counter()
+        let token = NotificationCenter.default.addObserver(forName: .credentialStorageChanged, object: storage, queue: nil) { notification in
+            guard (notification.object as AnyObject?) === storage,
+                  let change = notification.userInfo?[CredentialStorage.changeUserInfoKey] as? CredentialChange
+            else {
+                wrongObjects.increment()
+                return
+            }
+            continuation.yield(change)
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+
+        // No changes() subscriber: the post does not depend on one.
+        try storage.set(Fixture.credential("alice", "pw-1"), for: space)
+        // Another instance's own post names that instance, so this observer does not see it.
+        try other.set(Fixture.credential("zed", "pw"), for: Fixture.space("other.example.com"))
+        try storage.set(Fixture.credential("alice", "pw-2"), for: space)
+        try storage.remove(Fixture.credential("alice"), for: space)
+
+        #expect(await collect(posted, count: 4, timeout: .seconds(5)) == [
+            local(.added, "alice"), local(.defaultChanged, "alice"), local(.updated, "alice"), local(.removed, "alice"),
+        ])
+        #expect(wrongObjects.value == 0)
+    }
+
+    // MARK: Other processes' changes
+
+    @Test func anotherProcessesChangesArriveWithinOneSecondAsOtherProcess() async throws {
+        let storage = try store.open()
+        let stream = storage.changes()
+        let clock = ContinuousClock()
+        let remoteSpace = Fixture.space("remote.example.com")
+        let paths = [store.databaseURL.path, store.keyFileURL.path]
+
+        // An add by the helper: added, then defaultChanged, both from the other process.
+        let set = try runHelper(["set"] + paths + ["remote.example.com", "alice"], input: "remote-secret\n")
+        let setExited = clock.now
+        #expect(set.status == 0, "helper set failed: \(set.stderr)")
+        let added = await collect(stream, count: 2, timeout: .seconds(5))
+        let addedLatency = clock.now - setExited
+        #expect(added == [foreign(.added, "alice", in: remoteSpace), foreign(.defaultChanged, "alice", in: remoteSpace)])
+        #expect(addedLatency < .seconds(1), "the other process's add took \(addedLatency) to arrive")
+        #expect(try storage.credentials(for: remoteSpace) == ["alice": Fixture.credential("alice", "remote-secret")])
+        for change in added {
+            for text in renderings(change) { #expect(!text.contains("remote-secret")) }
+        }
+
+        // An identical set, and a session-only set that never reaches the disk, announce nothing
+        // across processes: the next event is the remove's.
+        let same = try runHelper(["set"] + paths + ["remote.example.com", "alice"], input: "remote-secret\n")
+        #expect(same.status == 0, "helper set failed: \(same.stderr)")
+        let session = try runHelper(["set"] + paths + ["remote.example.com", "bob", "forSession"], input: "session-secret\n")
+        #expect(session.status == 0, "helper set failed: \(session.stderr)")
+        try await Task.sleep(for: .milliseconds(500))
+
+        let remove = try runHelper(["remove"] + paths + ["remote.example.com", "alice"])
+        let removeExited = clock.now
+        #expect(remove.status == 0, "helper remove failed: \(remove.stderr)")
+        let removed = await collect(stream, count: 1, timeout: .seconds(5))
+        let removedLatency = clock.now - removeExited
+        #expect(removed == [foreign(.removed, "alice", in: remoteSpace)])
+        #expect(removedLatency < .seconds(1), "the other process's remove took \(removedLatency) to arrive")
+        #expect(try storage.credentials(for: remoteSpace).isEmpty)
+    }
+
+    @Test func anotherProcessesChangesArePostedOnTheNotificationCenterWhileSubscribed() async throws {
+        let storage = try store.open()
+        let stream = storage.changes()  // other processes are watched while a stream is open
+        let (posted, continuation) = AsyncStream.makeStream(of: CredentialChange.self, bufferingPolicy: .unbounded)
+        let token = NotificationCenter.default.addObserver(forName: .credentialStorageChanged, object: storage, queue: nil) { notification in
+            if let change = notification.userInfo?[CredentialStorage.changeUserInfoKey] as? CredentialChange {
+                continuation.yield(change)
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+
+        let result = try runHelper(["set", store.databaseURL.path, store.keyFileURL.path, "remote.example.com", "alice"], input: "pw\n")
+        #expect(result.status == 0, "helper set failed: \(result.stderr)")
+        let remoteSpace = Fixture.space("remote.example.com")
+        let expected = [foreign(.added, "alice", in: remoteSpace), foreign(.defaultChanged, "alice", in: remoteSpace)]
+        #expect(await collect(posted, count: 2, timeout: .seconds(5)) == expected)
+        #expect(await collect(stream, count: 2, timeout: .seconds(5)) == expected)
+    }
+}
+
+/// A thread-safe count, for observers that run on the delivery queue.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    func increment() {
+        count.withLock { $0 += 1 }
+    }
+
+    var value: Int {
+        count.withLock { $0 }
+    }
+}
