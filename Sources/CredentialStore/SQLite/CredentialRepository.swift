@@ -55,6 +55,8 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func initialize(header: StoreHeader, slots: [KeySlot]) throws
     func replaceSlots(_ slots: [KeySlot], header: StoreHeader) throws
     func upsert(_ credential: SealedCredential) throws
+    /// Empties the credential and default tables (rekey re-seals everything in the same transaction).
+    func deleteAllCredentials() throws
     func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws
     func setDefaultChoice(_ choice: SealedDefault) throws
     func deleteDefaultChoice(space spaceIndex: [UInt8]) throws

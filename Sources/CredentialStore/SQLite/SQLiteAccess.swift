@@ -151,6 +151,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         ])
     }
 
+    func deleteAllCredentials() throws {
+        try db.execute(sql: "DELETE FROM credentials; DELETE FROM default_choices")
+    }
+
     func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws {
         try db.cachedStatement(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index = ?")
             .execute(arguments: [Data(spaceIndex), Data(userIndex)])

@@ -33,6 +33,7 @@ extension CredentialStorage {
     /// rule yields a credential, with that credential.
     func defaultsOnOrigin(of space: ProtectionSpace) throws -> [(space: ProtectionSpace, credential: Credential)] {
         let origin = space.originEncoding
+        let keys = keys
         let originIndex = keys.originIndex(space)
         let (rows, choices) = try repository.snapshotRead { reader in
             let rows = try reader.credentials(origin: originIndex)
@@ -46,12 +47,12 @@ extension CredentialStorage {
             let candidate = try keys.openSpace(group[0])
             seen.insert(candidate)
             let sealed = SealedSpace(credentials: group, defaultChoice: choices[spaceIndex])
-            if let credential = try resolveDefault(session: sessionSpaces[candidate] ?? .init(), sealed: sealed) {
+            if let credential = try resolveDefault(session: sessionSpaces[candidate] ?? .init(), sealed: sealed, keys: keys) {
                 results.append((candidate, credential))
             }
         }
         for (candidate, entry) in sessionSpaces where !seen.contains(candidate) {
-            if let credential = try resolveDefault(session: entry, sealed: SealedSpace(credentials: [], defaultChoice: nil)) {
+            if let credential = try resolveDefault(session: entry, sealed: SealedSpace(credentials: [], defaultChoice: nil), keys: keys) {
                 results.append((candidate, credential))
             }
         }

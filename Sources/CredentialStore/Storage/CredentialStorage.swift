@@ -49,7 +49,7 @@ public final class CredentialStorage: Sendable {
     public let databaseURL: URL
 
     let repository: SQLiteRepository
-    let keys: StoreKeys
+    let keyHolder: KeyHolder
     let header: StoreHeader
     let logger: Logger
     /// Names this instance in the change log, so the watcher skips its own writes.
@@ -74,13 +74,13 @@ public final class CredentialStorage: Sendable {
     init(databaseURL: URL, opened: StoreOpener.Opened, logger: Logger) {
         self.databaseURL = databaseURL
         self.repository = opened.repository
-        self.keys = opened.keys
+        let keyHolder = KeyHolder(keys: opened.keys, generation: opened.header.keyGeneration, kek: opened.kek, slotKind: opened.slotKind)
+        self.keyHolder = keyHolder
         self.header = opened.header
         self.logger = logger
         let instanceID = Sodium.randomBytes(16)
         self.instanceID = instanceID
         let repository = opened.repository
-        let keys = opened.keys
         let processID = getpid()
         hub = ChangeHub(
             logger: logger,
@@ -88,7 +88,7 @@ public final class CredentialStorage: Sendable {
             foreignChanges: { since in
                 let entries = try repository.read { try $0.changes(after: since) }
                 let changes = entries.filter { $0.writer != instanceID }.compactMap { entry in
-                    keys.openChange(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess)
+                    keyHolder.keys.openChange(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess)
                 }
                 return (changes, entries.last?.sequence ?? since)
             })
@@ -137,12 +137,15 @@ public final class CredentialStorage: Sendable {
     public func credentials(for space: ProtectionSpace) throws -> [String: Credential] {
         try space.validate()
         let sessionSpace = session.withLock { $0[space] }
-        let sealed = try repository.read { try $0.space(keys.spaceIndex(space)) }
-        var result: [String: Credential] = [:]
-        for row in sealed.credentials {
-            let credential = try keys.openCredential(row)
-            result[credential.user] = credential
-        }
+        var result = try readFollowingRekey({ keys in
+            let sealed = try repository.read { try $0.space(keys.spaceIndex(space)) }
+            var result: [String: Credential] = [:]
+            for row in sealed.credentials {
+                let credential = try keys.openCredential(row)
+                result[credential.user] = credential
+            }
+            return result
+        }, isMiss: \.isEmpty)
         // This instance's session credentials win over a disk row another process wrote for the same user.
         result.merge(sessionSpace.credentials) { _, session in session }
         return result
@@ -150,12 +153,14 @@ public final class CredentialStorage: Sendable {
 
     /// Every credential of the store and of this instance's session, by space and user.
     public func allCredentials() throws -> [ProtectionSpace: [String: Credential]] {
-        let rows = try repository.read { try $0.allCredentials() }
-        var result: [ProtectionSpace: [String: Credential]] = [:]
-        for row in rows {
-            let (space, credential) = try keys.openAll(row)
-            result[space, default: [:]][credential.user] = credential
-        }
+        var result = try readFollowingRekey({ keys in
+            var result: [ProtectionSpace: [String: Credential]] = [:]
+            for row in try repository.read({ try $0.allCredentials() }) {
+                let (space, credential) = try keys.openAll(row)
+                result[space, default: [:]][credential.user] = credential
+            }
+            return result
+        }, isMiss: { _ in false })
         for (space, entry) in session.withLock({ $0.spaces }) where !entry.credentials.isEmpty {
             result[space, default: [:]].merge(entry.credentials) { _, session in session }
         }
@@ -166,14 +171,37 @@ public final class CredentialStorage: Sendable {
     /// credential, else nil.
     public func defaultCredential(for space: ProtectionSpace) throws -> Credential? {
         try space.validate()
-        let spaceIndex = keys.spaceIndex(space)
         let sessionSpace = session.withLock { $0[space] }
-        let sealed = try repository.read { try $0.space(spaceIndex) }
-        return try resolveDefault(session: sessionSpace, sealed: sealed)
+        return try readFollowingRekey({ keys in
+            let sealed = try repository.read { try $0.space(keys.spaceIndex(space)) }
+            return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
+        }, isMiss: { $0 == nil })
+    }
+
+    /// The store's current working keys.
+    var keys: StoreKeys { keyHolder.keys }
+
+    /// Runs a read with the current keys. If it finds nothing, or fails authentication, and another
+    /// process has rotated the root key meanwhile, follows the rotation and reads once more:
+    /// a rekey elsewhere never turns into a false miss or a false tamper report here.
+    func readFollowingRekey<T>(_ body: (StoreKeys) throws -> T, isMiss: (T) -> Bool) throws -> T {
+        do {
+            let result = try body(keys)
+            guard isMiss(result), try followRekey() else { return result }
+        } catch CredentialStorageError.Code.tamperDetected {
+            guard try followRekey() else { throw StoreKeys.tampered }
+        }
+        return try body(keys)
+    }
+
+    /// Reads the header and adopts a newer key generation; returns whether it did.
+    func followRekey() throws -> Bool {
+        guard let (header, slots) = try repository.read({ try $0.header() }) else { return false }
+        return try keyHolder.follow(header: header, slots: slots)
     }
 
     /// The default rule over both tiers of one space.
-    func resolveDefault(session sessionSpace: SessionTier.Space, sealed: SealedSpace) throws -> Credential? {
+    func resolveDefault(session sessionSpace: SessionTier.Space, sealed: SealedSpace, keys: StoreKeys) throws -> Credential? {
         if let user = sessionSpace.defaultUser, let credential = sessionSpace.credentials[user] {
             return credential
         }
@@ -213,6 +241,11 @@ public final class CredentialStorage: Sendable {
     /// tier and announces the changes, in commit order.
     private func mutate<T>(_ body: (inout Mutation) throws -> T) throws -> T {
         let outcome = try repository.write({ transaction -> (T, SessionTier, [CredentialChange]) in
+            // Holding the write lock, make sure the keys are the store's current ones: sealing
+            // with keys another process has rotated away would write unreadable rows.
+            if let (header, slots) = try transaction.header() {
+                try keyHolder.follow(header: header, slots: slots)
+            }
             var mutation = Mutation(
                 transaction: transaction, session: session.withLock { $0 }, keys: keys,
                 writer: instanceID, processID: getpid())

@@ -13,31 +13,44 @@ public import Foundation
 /// ```
 public struct CredentialStorageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, for code to branch on.
-    public enum Code: String, Hashable, Sendable, CaseIterable {
+    ///
+    /// A struct of constants rather than an enum (as GRDB's `ResultCode`), so that a code works as
+    /// a `catch` pattern against any error and new codes can come without breaking a `switch`.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
         /// The key file or passphrase does not unlock this store.
-        case wrongKey
+        public static let wrongKey = Code(rawValue: "wrongKey")
         /// The store's header or database structure is damaged.
-        case corrupt
+        public static let corrupt = Code(rawValue: "corrupt")
         /// A row, or a value bound to it, was changed outside credstore.
-        case tamperDetected
+        public static let tamperDetected = Code(rawValue: "tamperDetected")
         /// A store file is readable by group or others, is a symbolic link, or is not a regular file.
-        case permissionsTooOpen
+        public static let permissionsTooOpen = Code(rawValue: "permissionsTooOpen")
         /// Nothing matched, or a file the store needs does not exist.
-        case notFound
+        public static let notFound = Code(rawValue: "notFound")
         /// A synchronizable credential was removed without ``RemovalOptions/removeSynchronizable``.
-        case synchronizableRemovalNeedsOption
+        public static let synchronizableRemovalNeedsOption = Code(rawValue: "synchronizableRemovalNeedsOption")
         /// The protection space cannot key a credential (no host, bad port …).
-        case invalidProtectionSpace
+        public static let invalidProtectionSpace = Code(rawValue: "invalidProtectionSpace")
         /// A sync bundle is malformed, truncated or fails authentication.
-        case invalidBundle
+        public static let invalidBundle = Code(rawValue: "invalidBundle")
         /// A sync bundle was made for another store or signed by a device this store does not trust.
-        case bundleNotForThisStore
+        public static let bundleNotForThisStore = Code(rawValue: "bundleNotForThisStore")
         /// A store or bundle was written by a newer format than this build reads.
-        case unsupportedFormatVersion
+        public static let unsupportedFormatVersion = Code(rawValue: "unsupportedFormatVersion")
         /// Several protection spaces match a request and none is preferred.
-        case ambiguousMatch
+        public static let ambiguousMatch = Code(rawValue: "ambiguousMatch")
         /// Reading or writing a store file failed (disk full, I/O error, database locked too long).
-        case io
+        public static let io = Code(rawValue: "io")
+        /// Input that is not a valid value: a malformed URL, a user name with a line break …
+        public static let invalidInput = Code(rawValue: "invalidInput")
     }
 
     /// What went wrong.

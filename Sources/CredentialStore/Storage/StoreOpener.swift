@@ -8,6 +8,9 @@ enum StoreOpener {
         var repository: SQLiteRepository
         var header: StoreHeader
         var keys: StoreKeys
+        /// The key-encryption key that opened the slot, kept to follow a rekey by another process.
+        var kek: SecureBytes
+        var slotKind: KeySlot.Kind
     }
 
     static func open(databaseURL: URL, key: StoreKey, logger: Logger, migrateUpTo: String? = nil) throws -> Opened {
@@ -19,10 +22,10 @@ enum StoreOpener {
         let repository = try SQLiteRepository(path: path)
 
         if let (header, slots) = try repository.read({ try $0.header() }) {
-            let root = try unlock(header: header, slots: slots, key: key)
+            let (root, kek) = try unlock(header: header, slots: slots, key: key)
             try repository.migrate(upTo: migrateUpTo)
             logger.debug("opened credential store", metadata: ["path": "\(path)"])
-            return Opened(repository: repository, header: header, keys: try StoreKeys(root: root))
+            return Opened(repository: repository, header: header, keys: try StoreKeys(root: root), kek: kek, slotKind: key.slotKind)
         }
 
         guard try repository.isEmpty() else {
@@ -31,16 +34,19 @@ enum StoreOpener {
         let header = StoreHeader(
             format: StoreHeader.currentFormat, storeID: Sodium.randomBytes(16), keyGeneration: 1, created: Mutation.now())
         let root = try SecureBytes.random(count: Sodium.aeadKeyBytes)
-        let slot = try makeSlot(for: key, root: root, header: header, creatingStore: true)
+        let (slot, kek) = try makeSlot(for: key, root: root, header: header, creatingStore: true)
         let (storedHeader, storedSlots) = try repository.create(header: header, slots: [slot], upTo: migrateUpTo)
         logger.info("created credential store", metadata: ["path": "\(path)"])
         // Another process may have created the store first; then its root key is the one.
-        let finalRoot = storedHeader == header ? root : try unlock(header: storedHeader, slots: storedSlots, key: key)
-        return Opened(repository: repository, header: storedHeader, keys: try StoreKeys(root: finalRoot))
+        if storedHeader == header {
+            return Opened(repository: repository, header: header, keys: try StoreKeys(root: root), kek: kek, slotKind: key.slotKind)
+        }
+        let (winnerRoot, winnerKEK) = try unlock(header: storedHeader, slots: storedSlots, key: key)
+        return Opened(repository: repository, header: storedHeader, keys: try StoreKeys(root: winnerRoot), kek: winnerKEK, slotKind: key.slotKind)
     }
 
-    /// The root key, from the slot that `key` opens.
-    static func unlock(header: StoreHeader, slots: [KeySlot], key: StoreKey) throws -> SecureBytes {
+    /// The root key, from the slot that `key` opens, and the key-encryption key that opened it.
+    static func unlock(header: StoreHeader, slots: [KeySlot], key: StoreKey) throws -> (root: SecureBytes, kek: SecureBytes) {
         guard header.format <= StoreHeader.currentFormat else {
             throw CredentialStorageError(.unsupportedFormatVersion,
                 "the store has format \(header.format), newer than this credstore reads (\(StoreHeader.currentFormat)); upgrade credstore")
@@ -50,11 +56,13 @@ enum StoreOpener {
                 ? "this store is locked with a passphrase, not a key file; give the passphrase"
                 : "this store is unlocked by a key file, not a passphrase; give the key file")
         }
-        return try slot.unwrap(kek: try keyEncryptionKey(key, slot: slot), header: header)
+        let kek = try keyEncryptionKey(key, slot: slot)
+        return (try slot.unwrap(kek: kek, header: header), kek)
     }
 
-    /// A slot for `root` under `key`; for a key file that does not exist yet, creates it.
-    static func makeSlot(for key: StoreKey, root: SecureBytes, header: StoreHeader, creatingStore: Bool) throws -> KeySlot {
+    /// A slot for `root` under `key`, and its key-encryption key; for a key file that does not
+    /// exist yet, creates it.
+    static func makeSlot(for key: StoreKey, root: SecureBytes, header: StoreHeader, creatingStore: Bool) throws -> (KeySlot, SecureBytes) {
         switch key {
         case .keyFile(let url):
             let kek: SecureBytes
@@ -63,20 +71,21 @@ enum StoreOpener {
             } else {
                 kek = try StoreFiles.readKeyFile(url)
             }
-            return KeySlot.make(kind: .keyFile, kek: kek, root: root, header: header)
+            return (KeySlot.make(kind: .keyFile, kek: kek, root: root, header: header), kek)
         case .passphrase(let passphrase):
-            try validatePassphrase(passphrase)
-            let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
-            let cost = Sodium.PasswordHashCost.moderate
-            let kek = try Sodium.passwordHash(passphrase, salt: salt, cost: cost)
-            return KeySlot.make(kind: .passphrase, kek: kek, root: root, header: header, salt: salt, cost: cost)
+            let (kek, salt, cost) = try passphraseKEK(passphrase)
+            return (KeySlot.make(kind: .passphrase, kek: kek, root: root, header: header, salt: salt, cost: cost), kek)
         }
     }
 
-    static func validatePassphrase(_ passphrase: String) throws {
+    /// A new key-encryption key for `passphrase`: fresh salt, Argon2id at MODERATE cost.
+    static func passphraseKEK(_ passphrase: String) throws -> (SecureBytes, salt: [UInt8], cost: Sodium.PasswordHashCost) {
         guard !passphrase.isEmpty else {
             throw CredentialStorageError(.wrongKey, "the passphrase is empty; choose a passphrase")
         }
+        let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
+        let cost = Sodium.PasswordHashCost.moderate
+        return (try Sodium.passwordHash(passphrase, salt: salt, cost: cost), salt, cost)
     }
 
     private static func keyEncryptionKey(_ key: StoreKey, slot: KeySlot) throws -> SecureBytes {

@@ -1,0 +1,187 @@
+public import Foundation
+import Logging
+
+/// One stored credential as `list` shows it: where, who, which tier, whether it is the default,
+/// and when — never the password.
+public struct CredentialEntry: Hashable, Sendable, Codable {
+    /// The protection space.
+    public var space: ProtectionSpace
+    /// The user.
+    public var user: String
+    /// The tier.
+    public var persistence: Persistence
+    /// Whether ``CredentialStorage/defaultCredential(for:)-(ProtectionSpace)`` returns this credential.
+    public var isDefault: Bool
+    /// When the credential was first stored; nil for session credentials.
+    public var created: Date?
+    /// When it last changed; nil for session credentials.
+    public var modified: Date?
+}
+
+/// What ``CredentialStorage/verify()`` found.
+public struct VerificationReport: Hashable, Sendable, Codable {
+    /// Credential rows whose every field opened and matched its blind indexes.
+    public var credentialsChecked: Int
+    /// Default choices checked.
+    public var defaultsChecked: Int
+    /// One line per fault; no secret is ever named.
+    public var problems: [String]
+
+    /// Whether no fault was found.
+    public var isSound: Bool { problems.isEmpty }
+}
+
+extension CredentialStorage {
+    /// Every credential of the store and of this instance's session, without passwords, sorted by
+    /// host, port, realm and user.
+    public func entries() throws -> [CredentialEntry] {
+        var entries = try readFollowingRekey({ keys -> [CredentialEntry] in
+            let (rows, choices) = try repository.snapshotRead { try ($0.allCredentials(), $0.allDefaultChoices()) }
+            let defaultUsers = Dictionary(choices.map { ($0.spaceIndex, $0.userIndex) }, uniquingKeysWith: { first, _ in first })
+            let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
+            return try rows.map { row in
+                let space = try keys.openSpace(row)
+                let user = try keys.openUser(row)
+                guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeys.tampered }
+                let chosen = defaultUsers[row.spaceIndex]
+                let isDefault = chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1)
+                return CredentialEntry(
+                    space: space, user: user, persistence: row.persistence, isDefault: isDefault,
+                    created: Date(timeIntervalSince1970: Double(row.created) / 1000),
+                    modified: Date(timeIntervalSince1970: Double(row.modified) / 1000))
+            }
+        }, isMiss: \.isEmpty)
+
+        // Session credentials join in, and a session default overrides what the disk says.
+        for (space, entry) in currentSession().spaces {
+            for (user, credential) in entry.credentials {
+                entries.removeAll { $0.space == space && $0.user == user }
+                entries.append(CredentialEntry(space: space, user: user, persistence: credential.persistence, isDefault: false, created: nil, modified: nil))
+            }
+            let defaultUser = try defaultCredential(for: space)?.user
+            for index in entries.indices where entries[index].space == space {
+                entries[index].isDefault = entries[index].user == defaultUser
+            }
+        }
+        return entries.sorted {
+            ($0.space.host, $0.space.port, $0.space.realm ?? "", $0.user) < ($1.space.host, $1.space.port, $1.space.realm ?? "", $1.user)
+        }
+    }
+
+    /// Opens every row and default choice and checks each against its blind indexes, then runs
+    /// SQLite's integrity check.
+    ///
+    /// Faults are reported, not thrown, so one damaged row does not hide the others.
+    /// - Throws: only when the store cannot be read at all.
+    public func verify() throws -> VerificationReport {
+        _ = try followRekey()
+        let keys = keys
+        var report = VerificationReport(credentialsChecked: 0, defaultsChecked: 0, problems: [])
+        let (rows, choices) = try repository.snapshotRead { try ($0.allCredentials(), $0.allDefaultChoices()) }
+        for (position, row) in rows.enumerated() {
+            do {
+                _ = try keys.openAll(row)
+                report.credentialsChecked += 1
+            } catch {
+                report.problems.append("credential row \(position + 1) fails authentication: it was altered, or moved from another row")
+            }
+        }
+        let rowKeys = Set(rows.map { $0.spaceIndex + $0.userIndex })
+        for (position, choice) in choices.enumerated() {
+            do {
+                _ = try keys.openDefault(choice)
+                if !rowKeys.contains(choice.spaceIndex + choice.userIndex) {
+                    report.problems.append("default choice \(position + 1) names a credential that does not exist")
+                }
+                report.defaultsChecked += 1
+            } catch {
+                report.problems.append("default choice \(position + 1) fails authentication")
+            }
+        }
+        report.problems += try repository.integrityProblems().map { "SQLite integrity check: \($0)" }
+        return report
+    }
+
+    /// Whether the store is unlocked by a passphrase (rather than a key file).
+    public var isPassphraseProtected: Bool { keyHolder.slotKind == .passphrase }
+
+    /// Changes the passphrase of a passphrase store: rewraps the root key under the new one, in
+    /// one transaction. The rows are untouched; other processes keep working.
+    ///
+    /// - Throws: `wrongKey` when the store uses a key file or `newPassphrase` is empty.
+    public func changePassphrase(to newPassphrase: String) throws {
+        guard isPassphraseProtected else {
+            throw CredentialStorageError(.wrongKey, "this store is unlocked by a key file, not a passphrase; there is no passphrase to change")
+        }
+        // Argon2id takes about a second: derive before taking the write lock.
+        let (newKEK, salt, cost) = try StoreOpener.passphraseKEK(newPassphrase)
+        let currentKEK = keyHolder.kek
+        try repository.write({ transaction in
+            guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == .passphrase }) else {
+                throw CredentialStorageError(.corrupt, "the store's passphrase slot is missing; restore the store from a backup")
+            }
+            let root = try slot.unwrap(kek: currentKEK, header: header)
+            let newSlot = KeySlot.make(kind: .passphrase, kek: newKEK, root: root, header: header, salt: salt, cost: cost)
+            try transaction.replaceSlots(slots.filter { $0.kind != .passphrase } + [newSlot], header: header)
+        }, afterCommit: { _ in keyHolder.install(kek: newKEK) })
+    }
+
+    /// Rotates the root key: a new random root, every row and default choice re-sealed under its
+    /// subkeys, the key slot rewrapped, all in one transaction, so a crash leaves the old store or
+    /// the new one. Other processes follow the new key generation on their next access.
+    ///
+    /// - Throws: `tamperDetected` (and changes nothing) if a row does not open: run ``verify()``.
+    public func rekey() throws {
+        let kek = keyHolder.kek
+        let slotKind = keyHolder.slotKind
+        let newRoot = try SecureBytes.random(count: Sodium.aeadKeyBytes)
+        let newKeys = try StoreKeys(root: newRoot)
+        let newGeneration = try repository.write({ transaction -> Int64 in
+            guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == slotKind }) else {
+                throw CredentialStorageError(.corrupt, "the store's key slot is missing; restore the store from a backup")
+            }
+            let oldKeys = try StoreKeys(root: try slot.unwrap(kek: kek, header: header))
+            let rows = try transaction.allCredentials()
+            let choices = try transaction.allDefaultChoices()
+            var spaces: [[UInt8]: ProtectionSpace] = [:]
+            var resealed: [SealedCredential] = []
+            for row in rows {
+                let (space, credential) = try oldKeys.openAll(row)
+                spaces[row.spaceIndex] = space
+                resealed.append(newKeys.seal(credential, in: space, spaceIndex: newKeys.spaceIndex(space), created: row.created, modified: row.modified))
+            }
+            let resealedChoices = try choices.compactMap { choice -> SealedDefault? in
+                let user = try oldKeys.openDefault(choice)
+                return spaces[choice.spaceIndex].map { newKeys.sealDefault(user: user, spaceIndex: newKeys.spaceIndex($0)) }
+            }
+            var newHeader = header
+            newHeader.keyGeneration += 1
+            let newSlot = KeySlot.make(kind: slotKind, kek: kek, root: newRoot, header: newHeader, salt: slot.salt, cost: slot.cost)
+            try transaction.deleteAllCredentials()
+            for row in resealed { try transaction.upsert(row) }
+            for choice in resealedChoices { try transaction.setDefaultChoice(choice) }
+            try transaction.replaceSlots([newSlot], header: newHeader)
+            return newHeader.keyGeneration
+        }, afterCommit: { generation in keyHolder.install(keys: newKeys, generation: generation) })
+        logger.info("rotated the root key", metadata: ["generation": "\(newGeneration)"])
+    }
+}
+
+/// How a store is unlocked.
+public enum StoreProtection: String, Hashable, Sendable, Codable {
+    /// By a key file.
+    case keyFile
+    /// By a passphrase.
+    case passphrase
+}
+
+extension CredentialStorage {
+    /// How the store at `databaseURL` is unlocked, read from its header without any key; nil when
+    /// no store exists there yet. Lets a tool decide whether to ask for a passphrase.
+    public static func protection(ofStoreAt databaseURL: URL) throws -> StoreProtection? {
+        guard try StoreFiles.checkStoreFiles(database: databaseURL.path) else { return nil }
+        let repository = try SQLiteRepository(path: databaseURL.path)
+        guard let (_, slots) = try repository.read({ try $0.header() }) else { return nil }
+        return slots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile
+    }
+}
