@@ -262,8 +262,10 @@ public final class CredentialStorage: Sendable {
 
 /// Options for ``CredentialStorage/remove(_:for:options:)``.
 public struct RemovalOptions: OptionSet, Sendable, Hashable {
+    /// The option bits.
     public let rawValue: Int
 
+    /// Creates options from their bits.
     public init(rawValue: Int) {
         self.rawValue = rawValue
     }

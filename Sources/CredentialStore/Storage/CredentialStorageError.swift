@@ -17,8 +17,10 @@ public struct CredentialStorageError: Error, Hashable, Sendable, CustomStringCon
     /// A struct of constants rather than an enum (as GRDB's `ResultCode`), so that a code works as
     /// a `catch` pattern against any error and new codes can come without breaking a `switch`.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, e.g. `"wrongKey"`.
         public let rawValue: String
 
+        /// Creates a code from its name.
         public init(rawValue: String) {
             self.rawValue = rawValue
         }
