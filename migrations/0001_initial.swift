@@ -1,7 +1,8 @@
 /// The store: a header with key slots, sealed credentials behind blind indexes, default choices.
 ///
 /// Clear columns are only what lookups and ordering need (blind indexes, tier, timestamps); every
-/// ciphertext binds them all as associated data, so editing one is detected.
+/// ciphertext binds them all as associated data, so editing one is detected. User and password are
+/// sealed together: a lookup opens one ciphertext.
 let migration0001Initial = SchemaMigration(identifier: "0001_initial", sql: """
     CREATE TABLE store_header (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -29,8 +30,7 @@ let migration0001Initial = SchemaMigration(identifier: "0001_initial", sql: """
         created INTEGER NOT NULL,
         modified INTEGER NOT NULL,
         sealed_space BLOB NOT NULL,
-        sealed_user BLOB NOT NULL,
-        sealed_secret BLOB NOT NULL,
+        sealed_credential BLOB NOT NULL,
         PRIMARY KEY (space_index, user_index)
     ) WITHOUT ROWID;
 

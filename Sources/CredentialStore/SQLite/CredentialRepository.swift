@@ -1,5 +1,5 @@
 /// A credential row as the database holds it: blind indexes, tier and timestamps in the clear;
-/// the space, the user and the secret sealed, each bound to all the clear columns.
+/// the space, and the user with the password, sealed, each bound to all the clear columns.
 struct SealedCredential: Hashable, Sendable {
     var spaceIndex: [UInt8]
     var userIndex: [UInt8]
@@ -8,8 +8,8 @@ struct SealedCredential: Hashable, Sendable {
     var created: Int64
     var modified: Int64
     var sealedSpace: [UInt8]
-    var sealedUser: [UInt8]
-    var sealedSecret: [UInt8]
+    /// User and password together, so a lookup opens one ciphertext.
+    var sealedCredential: [UInt8]
 }
 
 /// The default choice of one space: the chosen user's blind index and sealed name.
@@ -31,7 +31,11 @@ struct SealedChange: Hashable, Sendable {
     var sealedSubject: [UInt8]
 }
 
-/// A space's credentials and its default choice, read together.
+/// A space's credentials, and its default choice when the default rule needs it.
+///
+/// A space with exactly one credential resolves to that credential whatever its default choice,
+/// so reads leave `defaultChoice` nil then and save a B-tree descent; writers read the choice
+/// itself with ``CredentialRepositoryReading/defaultChoice(space:)``.
 struct SealedSpace: Sendable {
     var credentials: [SealedCredential]
     var defaultChoice: SealedDefault?
@@ -43,6 +47,7 @@ protocol CredentialRepositoryReading {
     func space(_ spaceIndex: [UInt8]) throws -> SealedSpace
     func credential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedCredential?
     func credentials(origin originIndex: [UInt8]) throws -> [SealedCredential]
+    func defaultChoice(space spaceIndex: [UInt8]) throws -> SealedDefault?
     func defaultChoices(spaces spaceIndexes: Set<[UInt8]>) throws -> [[UInt8]: SealedDefault]
     func allCredentials() throws -> [SealedCredential]
     func allDefaultChoices() throws -> [SealedDefault]

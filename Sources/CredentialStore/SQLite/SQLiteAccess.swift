@@ -6,7 +6,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     let db: Database
 
     private static let credentialColumns = """
-        space_index, user_index, origin_index, persistence, created, modified, sealed_space, sealed_user, sealed_secret
+        space_index, user_index, origin_index, persistence, created, modified, sealed_space, sealed_credential
         """
 
     // MARK: Reading
@@ -40,23 +40,11 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func space(_ spaceIndex: [UInt8]) throws -> SealedSpace {
-        let statement = try db.cachedStatement(sql: """
-            SELECT c.space_index, c.user_index, c.origin_index, c.persistence, c.created, c.modified,
-                   c.sealed_space, c.sealed_user, c.sealed_secret, d.user_index, d.sealed_user
-            FROM credentials c LEFT JOIN default_choices d ON d.space_index = c.space_index
-            WHERE c.space_index = ?
-            """)
+        let statement = try db.cachedStatement(sql: "SELECT \(Self.credentialColumns) FROM credentials WHERE space_index = ?")
         var result = SealedSpace(credentials: [], defaultChoice: nil)
-        try statement.forEachRawRow(binding: [spaceIndex]) { row in
-            result.credentials.append(try Self.credential(row))
-            if result.defaultChoice == nil, let user = row.blob(9), let sealed = row.blob(10) {
-                result.defaultChoice = SealedDefault(spaceIndex: spaceIndex, userIndex: user, sealedUser: sealed)
-            }
-        }
-        if result.credentials.isEmpty {
-            // A default can outlive its space's rows only through damage; report it so that
-            // writers can clean it up, but readers treat an empty space as having no default.
-            result.defaultChoice = try defaultChoices(spaces: [spaceIndex])[spaceIndex]
+        try statement.forEachRawRow(binding: [spaceIndex]) { result.credentials.append(try Self.credential($0)) }
+        if result.credentials.count > 1 {
+            result.defaultChoice = try defaultChoice(space: spaceIndex)
         }
         return result
     }
@@ -75,13 +63,20 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return try Row.fetchAll(statement, arguments: [Data(originIndex)]).map(Self.credential)
     }
 
-    func defaultChoices(spaces spaceIndexes: Set<[UInt8]>) throws -> [[UInt8]: SealedDefault] {
+    func defaultChoice(space spaceIndex: [UInt8]) throws -> SealedDefault? {
         let statement = try db.cachedStatement(sql: "SELECT user_index, sealed_user FROM default_choices WHERE space_index = ?")
+        var result: SealedDefault?
+        try statement.forEachRawRow(binding: [spaceIndex]) { row in
+            guard let user = row.blob(0), let sealed = row.blob(1) else { throw Self.damagedRow }
+            result = SealedDefault(spaceIndex: spaceIndex, userIndex: user, sealedUser: sealed)
+        }
+        return result
+    }
+
+    func defaultChoices(spaces spaceIndexes: Set<[UInt8]>) throws -> [[UInt8]: SealedDefault] {
         var result: [[UInt8]: SealedDefault] = [:]
         for spaceIndex in spaceIndexes {
-            if let row = try Row.fetchOne(statement, arguments: [Data(spaceIndex)]) {
-                result[spaceIndex] = try Self.defaultChoice(spaceIndex: spaceIndex, row[0], row[1])
-            }
+            result[spaceIndex] = try defaultChoice(space: spaceIndex)
         }
         return result
     }
@@ -142,12 +137,12 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     func upsert(_ credential: SealedCredential) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO credentials (\(Self.credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO credentials (\(Self.credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [
             Data(credential.spaceIndex), Data(credential.userIndex), Data(credential.originIndex),
             Self.code(credential.persistence), credential.created, credential.modified,
-            Data(credential.sealedSpace), Data(credential.sealedUser), Data(credential.sealedSecret),
+            Data(credential.sealedSpace), Data(credential.sealedCredential),
         ])
     }
 
@@ -192,23 +187,23 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     private static func credential(_ row: RawRow) throws -> SealedCredential {
         guard let space = row.blob(0), let user = row.blob(1), let origin = row.blob(2),
               let persistence = persistence(code: row.int64(3)), !row.isNull(4), !row.isNull(5),
-              let sealedSpace = row.blob(6), let sealedUser = row.blob(7), let sealedSecret = row.blob(8)
+              let sealedSpace = row.blob(6), let sealedCredential = row.blob(7)
         else { throw damagedRow }
         return SealedCredential(
             spaceIndex: space, userIndex: user, originIndex: origin, persistence: persistence,
             created: row.int64(4), modified: row.int64(5),
-            sealedSpace: sealedSpace, sealedUser: sealedUser, sealedSecret: sealedSecret)
+            sealedSpace: sealedSpace, sealedCredential: sealedCredential)
     }
 
     private static func credential(_ row: Row) throws -> SealedCredential {
         guard let space = row[0] as Data?, let user = row[1] as Data?, let origin = row[2] as Data?,
               let persistence = persistence(row[3]), let created = row[4] as Int64?, let modified = row[5] as Int64?,
-              let sealedSpace = row[6] as Data?, let sealedUser = row[7] as Data?, let sealedSecret = row[8] as Data?
+              let sealedSpace = row[6] as Data?, let sealedCredential = row[7] as Data?
         else { throw damagedRow }
         return SealedCredential(
             spaceIndex: [UInt8](space), userIndex: [UInt8](user), originIndex: [UInt8](origin),
             persistence: persistence, created: created, modified: modified,
-            sealedSpace: [UInt8](sealedSpace), sealedUser: [UInt8](sealedUser), sealedSecret: [UInt8](sealedSecret))
+            sealedSpace: [UInt8](sealedSpace), sealedCredential: [UInt8](sealedCredential))
     }
 
     private static func defaultChoice(spaceIndex: [UInt8], _ user: DatabaseValue, _ sealed: DatabaseValue) throws -> SealedDefault {

@@ -27,6 +27,7 @@ final class SQLiteRepository: CredentialRepository {
                 PRAGMA cell_size_check = ON;
                 PRAGMA trusted_schema = OFF;
                 PRAGMA journal_size_limit = 0;
+                PRAGMA mmap_size = 268435456;
                 """)
         }
         queue = try Self.mapErrors { try DatabaseQueue(path: path, configuration: configuration) }

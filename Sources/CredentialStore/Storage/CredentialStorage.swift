@@ -171,7 +171,8 @@ public final class CredentialStorage: Sendable {
     /// credential, else nil.
     public func defaultCredential(for space: ProtectionSpace) throws -> Credential? {
         try space.validate()
-        let sessionSpace = session.withLock { $0[space] }
+        // Most processes keep no session credentials: skip hashing the space then.
+        let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
         return try readFollowingRekey({ keys in
             let sealed = try repository.read { try $0.space(keys.spaceIndex(space)) }
             return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)

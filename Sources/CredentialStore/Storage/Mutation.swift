@@ -98,8 +98,8 @@ struct Mutation {
         if let user = sessionSpace.defaultUser, sessionSpace.credentials[user] != nil {
             return user
         }
-        let sealed = try transaction.space(spaceIndex)
-        if let choice = sealed.defaultChoice, sealed.credentials.contains(where: { $0.userIndex == choice.userIndex }) {
+        if let choice = try transaction.defaultChoice(space: spaceIndex),
+           try transaction.credential(space: spaceIndex, user: choice.userIndex) != nil {
             return try keys.openDefault(choice)
         }
         return nil
@@ -108,7 +108,7 @@ struct Mutation {
     /// Puts the default pointer in the tier of the credential it names (or removes it), writing
     /// only what differs.
     private mutating func placeDefault(_ user: String?, space: ProtectionSpace, spaceIndex: [UInt8]) throws {
-        let diskChoice = try transaction.space(spaceIndex).defaultChoice
+        let diskChoice = try transaction.defaultChoice(space: spaceIndex)
         let inSession = user.map { session[space].credentials[$0] != nil } ?? false
         if let user, !inSession {
             let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)

@@ -5,7 +5,7 @@
 /// makes it fail authentication, which surfaces as ``CredentialStorageError/Code/tamperDetected``.
 extension StoreKeys {
     private enum Field: UInt8 {
-        case space = 1, user = 2, secret = 3, defaultUser = 4, changeSubject = 5
+        case space = 1, credential = 2, defaultUser = 4, changeSubject = 5
     }
 
     private func rowAD(_ field: Field, _ row: SealedCredential) -> [UInt8] {
@@ -28,23 +28,31 @@ extension StoreKeys {
             originIndex: originIndex(space),
             persistence: credential.persistence,
             created: created, modified: modified,
-            sealedSpace: [], sealedUser: [], sealedSecret: [])
+            sealedSpace: [], sealedCredential: [])
         row.sealedSpace = seal(space.canonicalEncoding, ad: rowAD(.space, row))
-        row.sealedUser = seal(credential.user, ad: rowAD(.user, row))
-        row.sealedSecret = seal(credential.password, ad: rowAD(.secret, row))
+        var plain = ByteWriter(capacity: 64)
+        plain.append(credential.user)
+        plain.append(credential.password)
+        var bytes = plain.bytes
+        defer { Sodium.zero(&bytes) }
+        row.sealedCredential = seal(bytes, ad: rowAD(.credential, row))
         return row
     }
 
-    func openUser(_ row: SealedCredential) throws -> String {
-        guard let user = openString(row.sealedUser, ad: rowAD(.user, row)) else { throw Self.tampered }
-        return user
+    /// The user and password of a row; `tamperDetected` if it fails authentication.
+    func openCredential(_ row: SealedCredential) throws -> Credential {
+        let opened = open(row.sealedCredential, ad: rowAD(.credential, row)) { plain -> (String, String)? in
+            var reader = ByteReader(plain)
+            guard let user = try? reader.readString(), let password = try? reader.readString(), reader.isAtEnd else { return nil }
+            return (user, password)
+        } ?? nil
+        guard let (user, password) = opened else { throw Self.tampered }
+        return Credential(user: user, password: password, persistence: row.persistence)
     }
 
-    /// The credential of a row; `tamperDetected` if any part fails authentication.
-    func openCredential(_ row: SealedCredential) throws -> Credential {
-        let user = try openUser(row)
-        guard let password = openString(row.sealedSecret, ad: rowAD(.secret, row)) else { throw Self.tampered }
-        return Credential(user: user, password: password, persistence: row.persistence)
+    /// The user of a row (the password is opened with it, and dropped).
+    func openUser(_ row: SealedCredential) throws -> String {
+        try openCredential(row).user
     }
 
     /// The protection space of a row, checked against the row's blind indexes.

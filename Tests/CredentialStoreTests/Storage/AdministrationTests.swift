@@ -68,9 +68,9 @@ import Testing
         let storage = try store.open()
         for user in ["alice", "bob"] { try storage.set(Fixture.credential(user, "pw-\(user)"), for: space) }
         try storage.setDefaultCredential(Fixture.credential("bob", "pw-bob"), for: space)
-        let before = try store.rawDatabase().read { try Data.fetchAll($0, sql: "SELECT sealed_secret FROM credentials") }
+        let before = try store.rawDatabase().read { try Data.fetchAll($0, sql: "SELECT sealed_credential FROM credentials") }
         try storage.rekey()
-        let after = try store.rawDatabase().read { try Data.fetchAll($0, sql: "SELECT sealed_secret FROM credentials") }
+        let after = try store.rawDatabase().read { try Data.fetchAll($0, sql: "SELECT sealed_credential FROM credentials") }
         #expect(Set(before).isDisjoint(with: Set(after)))
         #expect(try storage.defaultCredential(for: space) == Fixture.credential("bob", "pw-bob"))
         #expect(try storage.verify().isSound)

@@ -98,9 +98,9 @@ import Testing
             try storage.set(Fixture.credential("bob", "bob-pw"), for: space)
         }
         try withRawDatabase { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT user_index, sealed_secret FROM credentials")
-            try db.execute(sql: "UPDATE credentials SET sealed_secret = ? WHERE user_index = ?", arguments: [rows[1][1] as Data, rows[0][0] as Data])
-            try db.execute(sql: "UPDATE credentials SET sealed_secret = ? WHERE user_index = ?", arguments: [rows[0][1] as Data, rows[1][0] as Data])
+            let rows = try Row.fetchAll(db, sql: "SELECT user_index, sealed_credential FROM credentials")
+            try db.execute(sql: "UPDATE credentials SET sealed_credential = ? WHERE user_index = ?", arguments: [rows[1][1] as Data, rows[0][0] as Data])
+            try db.execute(sql: "UPDATE credentials SET sealed_credential = ? WHERE user_index = ?", arguments: [rows[0][1] as Data, rows[1][0] as Data])
         }
         let storage = try store.open()
         expectError(.tamperDetected) { try storage.credentials(for: space) }
