@@ -25,21 +25,28 @@ final class ChangeHub: Sendable {
     private let delivery = DispatchQueue(label: "credstore.changes.delivery")
     private let watcherQueue = DispatchQueue(label: "credstore.changes.watcher", qos: .utility)
     private let latestSequence: @Sendable () throws -> Int64
-    private let foreignChanges: @Sendable (Int64) throws -> (changes: [CredentialChange], last: Int64)
+    private let loggedChanges: @Sendable (Int64) throws -> LoggedChanges
     private let logger: Logger
+
+    /// Other writers' changes read from the change log, with the range of sequence numbers read.
+    struct LoggedChanges: Sendable {
+        var changes: [(sequence: Int64, change: CredentialChange)]
+        /// The lowest and highest sequence numbers read, this instance's own entries included.
+        var first: Int64?
+        var last: Int64?
+    }
 
     /// - Parameters:
     ///   - latestSequence: the change log's newest sequence number.
-    ///   - foreignChanges: changes after a sequence number that this instance did not make, and the
-    ///     last sequence number read.
+    ///   - loggedChanges: other writers' changes after a sequence number.
     init(
         logger: Logger,
         latestSequence: @escaping @Sendable () throws -> Int64,
-        foreignChanges: @escaping @Sendable (Int64) throws -> (changes: [CredentialChange], last: Int64)
+        loggedChanges: @escaping @Sendable (Int64) throws -> LoggedChanges
     ) {
         self.logger = logger
         self.latestSequence = latestSequence
-        self.foreignChanges = foreignChanges
+        self.loggedChanges = loggedChanges
     }
 
     deinit {
@@ -76,13 +83,29 @@ final class ChangeHub: Sendable {
         }
     }
 
-    /// Announces changes that were just committed; call in commit order.
+    /// The sequence number delivered up to, while other processes are watched; nil otherwise.
+    /// A writer reads the log after it, inside its transaction, to deliver earlier commits first.
+    var watchedSequence: Int64? {
+        state.withLock { $0.watcher == nil ? nil : $0.lastSequence }
+    }
+
+    /// Delivers, in commit order, other writers' logged changes not delivered yet and then this
+    /// instance's own changes of one transaction, and advances the delivered position to `through`.
     ///
+    /// The poller and the writer both come through here; the lock makes the position and the
+    /// queueing one step, so nothing is delivered twice or overtaken.
+    func deliver(logged: [(sequence: Int64, change: CredentialChange)], local: [CredentialChange], through sequence: Int64?) {
+        state.withLock { state in
+            let fresh = logged.filter { $0.sequence > state.lastSequence }.map(\.change)
+            if let sequence { state.lastSequence = max(state.lastSequence, sequence) }
+            enqueue(fresh + local, to: Array(state.subscribers.values))
+        }
+    }
+
     /// The delivery holds the storage weakly: announcing must never keep a store (and its
     /// database connection) open after its last user let go of it.
-    func publish(_ changes: [CredentialChange]) {
+    private func enqueue(_ changes: [CredentialChange], to subscribers: [AsyncStream<CredentialChange>.Continuation]) {
         guard !changes.isEmpty else { return }
-        let subscribers = state.withLock { Array($0.subscribers.values) }
         let owner = owner.withLock { $0 }
         delivery.async {
             for change in changes {
@@ -115,9 +138,11 @@ final class ChangeHub: Sendable {
         let since = state.withLock { $0.lastSequence }
         do {
             guard try latestSequence() > since else { return }
-            let (changes, last) = try foreignChanges(since)
-            state.withLock { $0.lastSequence = max($0.lastSequence, last) }
-            publish(changes)
+            let read = try loggedChanges(since)
+            if let first = read.first, since > 0, first > since + 1 {
+                logger.warning("missed \(first - since - 1) changes of other processes: this process fell behind the change log's retention")
+            }
+            deliver(logged: read.changes, local: [], through: read.last)
         } catch {
             logger.warning("could not read the change log: \(error)")
         }

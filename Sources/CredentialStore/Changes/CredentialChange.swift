@@ -18,9 +18,10 @@ public struct CredentialChange: Hashable, Sendable {
 
     /// Where the change was made.
     public enum Origin: String, Hashable, Sendable, Codable {
-        /// By this ``CredentialStorage`` instance.
+        /// By this process: this ``CredentialStorage`` instance, or another one on the same store
+        /// file in the same process.
         case thisProcess
-        /// By another process (or another instance) on the same store file.
+        /// By another process on the same store file.
         case otherProcess
         /// By importing a sync bundle.
         case syncImport

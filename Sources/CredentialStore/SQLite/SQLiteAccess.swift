@@ -164,20 +164,23 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         try db.cachedStatement(sql: "DELETE FROM default_choices WHERE space_index = ?").execute(arguments: [Data(spaceIndex)])
     }
 
-    /// How many change-log entries are kept: far more than a watcher polling a few times a second
-    /// can fall behind by, and small enough that the log never matters for size.
-    static let changeLogRetention: Int64 = 1000
+    /// Change-log entries younger than this are kept, however many: a watcher polls five times a
+    /// second, and one transaction (an import) may log thousands at once.
+    static let changeLogRetentionMillis: Int64 = 60_000
+    /// The newest entries kept whatever their age, for watchers that were suspended a while.
+    static let changeLogMinimumEntries: Int64 = 1000
 
     func appendChange(
         writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence,
         seal: (Int64) -> [UInt8]
     ) throws {
         let sequence = try latestChangeSequence() + 1
+        let now = Mutation.now()
         try db.cachedStatement(sql: """
-            INSERT INTO change_log (seq, writer, pid, kind, persistence, sealed_subject) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [sequence, Data(writer), Int64(processID), kind.code, Self.code(persistence), Data(seal(sequence))])
-        try db.cachedStatement(sql: "DELETE FROM change_log WHERE seq <= ?")
-            .execute(arguments: [sequence - Self.changeLogRetention])
+            INSERT INTO change_log (seq, writer, pid, kind, persistence, written, sealed_subject) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [sequence, Data(writer), Int64(processID), kind.code, Self.code(persistence), now, Data(seal(sequence))])
+        try db.cachedStatement(sql: "DELETE FROM change_log WHERE seq <= ? AND written < ?")
+            .execute(arguments: [sequence - Self.changeLogMinimumEntries, now - Self.changeLogRetentionMillis])
     }
 
     // MARK: Row decoding

@@ -81,16 +81,13 @@ public final class CredentialStorage: Sendable {
         let instanceID = Sodium.randomBytes(16)
         self.instanceID = instanceID
         let repository = opened.repository
-        let processID = getpid()
         hub = ChangeHub(
             logger: logger,
             latestSequence: { try repository.read { try $0.latestChangeSequence() } },
-            foreignChanges: { since in
-                let entries = try repository.read { try $0.changes(after: since) }
-                let changes = entries.filter { $0.writer != instanceID }.compactMap { entry in
-                    keyHolder.keys.openChange(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess)
+            loggedChanges: { since in
+                try repository.read { reader in
+                    try Self.loggedChanges(after: since, in: reader, keys: keyHolder.keys, skipping: instanceID)
                 }
-                return (changes, entries.last?.sequence ?? since)
             })
         hub.attach(self)
     }
@@ -238,10 +235,24 @@ public final class CredentialStorage: Sendable {
 
     // MARK: Writing
 
+    /// Other writers' entries of the change log after `since`, opened, with the range read.
+    /// Entries of another instance in this process come as ``CredentialChange/Origin/thisProcess``.
+    static func loggedChanges(
+        after since: Int64, in reader: any CredentialRepositoryReading, keys: StoreKeys, skipping writer: [UInt8]
+    ) throws -> ChangeHub.LoggedChanges {
+        let entries = try reader.changes(after: since)
+        let processID = getpid()
+        let changes = entries.filter { $0.writer != writer }.compactMap { entry in
+            keys.openChange(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess)
+                .map { (sequence: entry.sequence, change: $0) }
+        }
+        return ChangeHub.LoggedChanges(changes: changes, first: entries.first?.sequence, last: entries.last?.sequence)
+    }
+
     /// Runs one write transaction with a ``Mutation``; once it commits, swaps in the new session
     /// tier and announces the changes, in commit order.
     private func mutate<T>(_ body: (inout Mutation) throws -> T) throws -> T {
-        let outcome = try repository.write({ transaction -> (T, SessionTier, [CredentialChange]) in
+        let outcome = try repository.write({ transaction -> MutationOutcome<T> in
             // Holding the write lock, make sure the keys are the store's current ones: sealing
             // with keys another process has rotated away would write unreadable rows.
             if let (header, slots) = try transaction.header() {
@@ -252,13 +263,28 @@ public final class CredentialStorage: Sendable {
                 writer: instanceID, processID: getpid())
             let result = try body(&mutation)
             try mutation.writeChangeLog()
-            return (result, mutation.session, mutation.announcements)
+            // While others' processes are watched, their commits that precede this one are read
+            // now, under the lock, so they are announced before this transaction's changes.
+            var logged = ChangeHub.LoggedChanges(changes: [], first: nil, last: nil)
+            if let since = hub.watchedSequence {
+                logged = try Self.loggedChanges(after: since, in: transaction, keys: keys, skipping: instanceID)
+            }
+            return MutationOutcome(result: result, session: mutation.session, local: mutation.announcements, logged: logged)
         }, afterCommit: { outcome in
-            session.withLock { $0 = outcome.1 }
-            hub.publish(outcome.2)
+            session.withLock { $0 = outcome.session }
+            hub.deliver(logged: outcome.logged.changes, local: outcome.local, through: outcome.logged.last)
         })
-        return outcome.0
+        return outcome.result
     }
+}
+
+/// What a committed write hands on: its result, the session tier to swap in, and the changes to
+/// announce (other writers' earlier ones first).
+private struct MutationOutcome<T> {
+    var result: T
+    var session: SessionTier
+    var local: [CredentialChange]
+    var logged: ChangeHub.LoggedChanges
 }
 
 /// Options for ``CredentialStorage/remove(_:for:options:)``.

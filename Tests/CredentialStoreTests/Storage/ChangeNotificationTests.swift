@@ -42,7 +42,7 @@ import Testing
         try storage.remove(Fixture.credential("bob", "not-the-password"), for: space)
         try storage.remove(Fixture.credential("alice", "not-the-password"), for: space)
 
-        let changes = await collect(stream, count: 6, timeout: .seconds(5))
+        let changes = await collectArrived(stream, count: 6, timeout: .seconds(5))
         #expect(changes == [
             local(.added, "alice"),
             local(.defaultChanged, "alice"),  // the first credential of the space becomes its default
@@ -67,7 +67,7 @@ import Testing
         try storage.set(Fixture.credential("alice", "pw", .permanent), for: space)
         try storage.remove(Fixture.credential("alice"), for: space)
 
-        #expect(await collect(stream, count: 4, timeout: .seconds(5)) == [
+        #expect(await collectArrived(stream, count: 4, timeout: .seconds(5)) == [
             local(.added, "alice", .forSession),
             local(.defaultChanged, "alice", .forSession),
             local(.updated, "alice", .permanent),  // moving tiers is an update, not remove + add
@@ -83,7 +83,7 @@ import Testing
 
         try storage.set(alice, for: space)
         try storage.set(carol, for: space)
-        #expect(await collect(stream, count: 3, timeout: .seconds(5)) == [
+        #expect(await collectArrived(stream, count: 3, timeout: .seconds(5)) == [
             local(.added, "alice"), local(.defaultChanged, "alice"), local(.added, "carol", .forSession),
         ])
 
@@ -100,7 +100,7 @@ import Testing
         // The next event is the sentinel's: nothing came in between.
         let sentinelSpace = Fixture.space("sentinel.example.com")
         try storage.set(Fixture.credential("sentinel"), for: sentinelSpace)
-        #expect(await collect(stream, count: 2, timeout: .seconds(5)) == [
+        #expect(await collectArrived(stream, count: 2, timeout: .seconds(5)) == [
             local(.added, "sentinel", in: sentinelSpace), local(.defaultChanged, "sentinel", in: sentinelSpace),
         ])
         #expect(try storage.credentials(for: space) == ["alice": alice, "carol": carol])
@@ -125,8 +125,8 @@ import Testing
             local(.updated, "alice"), local(.removed, "bob"),
             local(.added, "sentinel", in: sentinelSpace), local(.defaultChanged, "sentinel", in: sentinelSpace),
         ]
-        async let firstChanges = collect(first, count: expected.count, timeout: .seconds(5))
-        async let secondChanges = collect(second, count: expected.count, timeout: .seconds(5))
+        async let firstChanges = collectArrived(first, count: expected.count, timeout: .seconds(5))
+        async let secondChanges = collectArrived(second, count: expected.count, timeout: .seconds(5))
         let (a, b) = await (firstChanges, secondChanges)
         #expect(a == expected)
         #expect(b == expected)
@@ -156,7 +156,7 @@ import Testing
         try storage.set(Fixture.credential("alice", "pw-2"), for: space)
         try storage.remove(Fixture.credential("alice"), for: space)
 
-        #expect(await collect(posted, count: 4, timeout: .seconds(5)) == [
+        #expect(await collectArrived(posted, count: 4, timeout: .seconds(5)) == [
             local(.added, "alice"), local(.defaultChanged, "alice"), local(.updated, "alice"), local(.removed, "alice"),
         ])
         #expect(wrongObjects.value == 0)
@@ -167,18 +167,28 @@ import Testing
     @Test func anotherProcessesChangesArriveWithinOneSecondAsOtherProcess() async throws {
         let storage = try store.open()
         let stream = storage.changes()
-        let clock = ContinuousClock()
+        // When each change is handed to subscribers: the post follows the streams' yield on the
+        // delivery queue, so it times the store, not this test task's scheduling.
+        let (delivered, deliveries) = AsyncStream.makeStream(of: (change: CredentialChange, time: ContinuousClock.Instant).self, bufferingPolicy: .unbounded)
+        let token = NotificationCenter.default.addObserver(forName: .credentialStorageChanged, object: storage, queue: nil) { notification in
+            if let change = notification.userInfo?[CredentialStorage.changeUserInfoKey] as? CredentialChange {
+                deliveries.yield((change, ContinuousClock.now))
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
         let remoteSpace = Fixture.space("remote.example.com")
         let paths = [store.databaseURL.path, store.keyFileURL.path]
 
         // An add by the helper: added, then defaultChanged, both from the other process.
-        let set = try runHelper(["set"] + paths + ["remote.example.com", "alice"], input: "remote-secret\n")
-        let setExited = clock.now
+        let set = try await runHelperOnOwnThread(["set"] + paths + ["remote.example.com", "alice"], input: "remote-secret\n")
         #expect(set.status == 0, "helper set failed: \(set.stderr)")
-        let added = await collect(stream, count: 2, timeout: .seconds(5))
-        let addedLatency = clock.now - setExited
+        let added = await collectArrived(stream, count: 2, timeout: .seconds(5))
+        let received = ContinuousClock.now
         #expect(added == [foreign(.added, "alice", in: remoteSpace), foreign(.defaultChanged, "alice", in: remoteSpace)])
-        #expect(addedLatency < .seconds(1), "the other process's add took \(addedLatency) to arrive")
+        let addedDeliveries = await collectArrived(delivered, count: 2, timeout: .seconds(5))
+        #expect(addedDeliveries.map(\.change) == added)
+        let addedLatency = try #require(addedDeliveries.last?.time) - set.exited
+        #expect(addedLatency < .seconds(1), "the other process's add took \(addedLatency) to be delivered (\(received - set.exited) to this task)")
         #expect(try storage.credentials(for: remoteSpace) == ["alice": Fixture.credential("alice", "remote-secret")])
         for change in added {
             for text in renderings(change) { #expect(!text.contains("remote-secret")) }
@@ -186,19 +196,20 @@ import Testing
 
         // An identical set, and a session-only set that never reaches the disk, announce nothing
         // across processes: the next event is the remove's.
-        let same = try runHelper(["set"] + paths + ["remote.example.com", "alice"], input: "remote-secret\n")
+        let same = try await runHelperOnOwnThread(["set"] + paths + ["remote.example.com", "alice"], input: "remote-secret\n")
         #expect(same.status == 0, "helper set failed: \(same.stderr)")
-        let session = try runHelper(["set"] + paths + ["remote.example.com", "bob", "forSession"], input: "session-secret\n")
+        let session = try await runHelperOnOwnThread(["set"] + paths + ["remote.example.com", "bob", "forSession"], input: "session-secret\n")
         #expect(session.status == 0, "helper set failed: \(session.stderr)")
         try await Task.sleep(for: .milliseconds(500))
 
-        let remove = try runHelper(["remove"] + paths + ["remote.example.com", "alice"])
-        let removeExited = clock.now
+        let remove = try await runHelperOnOwnThread(["remove"] + paths + ["remote.example.com", "alice"])
         #expect(remove.status == 0, "helper remove failed: \(remove.stderr)")
-        let removed = await collect(stream, count: 1, timeout: .seconds(5))
-        let removedLatency = clock.now - removeExited
+        let removed = await collectArrived(stream, count: 1, timeout: .seconds(5))
         #expect(removed == [foreign(.removed, "alice", in: remoteSpace)])
-        #expect(removedLatency < .seconds(1), "the other process's remove took \(removedLatency) to arrive")
+        let removedDeliveries = await collectArrived(delivered, count: 1, timeout: .seconds(5))
+        #expect(removedDeliveries.map(\.change) == removed)
+        let removedLatency = try #require(removedDeliveries.last?.time) - remove.exited
+        #expect(removedLatency < .seconds(1), "the other process's remove took \(removedLatency) to be delivered")
         #expect(try storage.credentials(for: remoteSpace).isEmpty)
     }
 
@@ -213,12 +224,86 @@ import Testing
         }
         defer { NotificationCenter.default.removeObserver(token) }
 
-        let result = try runHelper(["set", store.databaseURL.path, store.keyFileURL.path, "remote.example.com", "alice"], input: "pw\n")
+        let result = try await runHelperOnOwnThread(["set", store.databaseURL.path, store.keyFileURL.path, "remote.example.com", "alice"], input: "pw\n")
         #expect(result.status == 0, "helper set failed: \(result.stderr)")
         let remoteSpace = Fixture.space("remote.example.com")
         let expected = [foreign(.added, "alice", in: remoteSpace), foreign(.defaultChanged, "alice", in: remoteSpace)]
-        #expect(await collect(posted, count: 2, timeout: .seconds(5)) == expected)
-        #expect(await collect(stream, count: 2, timeout: .seconds(5)) == expected)
+        #expect(await collectArrived(posted, count: 2, timeout: .seconds(5)) == expected)
+        #expect(await collectArrived(stream, count: 2, timeout: .seconds(5)) == expected)
+    }
+
+    @Test func aFastWriterInAnotherProcessLosesNoChangesAndKeepsItsOrder() async throws {
+        let storage = try store.open()
+        let stream = storage.changes()
+        let count = 1000
+        let fill = try await runHelperOnOwnThread(["fill", store.databaseURL.path, store.keyFileURL.path, "bulk", "\(count)"])
+        #expect(fill.status == 0, "helper fill failed: \(fill.stderr)")
+        let expected = (0..<count).flatMap { index in
+            let space = Fixture.space("bulk-\(index).example.com")
+            return [foreign(.added, "user", in: space), foreign(.defaultChanged, "user", in: space)]
+        }
+        let changes = await collectArrived(stream, count: expected.count, timeout: .seconds(5))
+        #expect(changes.count == expected.count)
+        #expect(changes == expected)
+    }
+
+    // MARK: Commit order across processes, and watchers that fall behind
+
+    @Test func anotherProcessesChangeAndThisInstancesLaterChangeArriveInCommitOrder() async throws {
+        let storage = try store.open()
+        let stream = storage.changes()
+        let remoteSpace = Fixture.space("remote.example.com")
+        // The other process adds alice and exits, so its commit comes first; then this instance
+        // removes her, before the watcher's next poll.
+        let set = try await runHelperOnOwnThread(["set", store.databaseURL.path, store.keyFileURL.path, "remote.example.com", "alice"], input: "pw\n")
+        #expect(set.status == 0, "helper set failed: \(set.stderr)")
+        #expect(try storage.remove(Fixture.credential("alice"), for: remoteSpace))
+        #expect(try storage.credentials(for: remoteSpace).isEmpty)
+
+        let received = await collectArrived(stream, count: 3, timeout: .seconds(2))
+        // A subscriber that mirrors the store from its events must end with alice gone.
+        #expect(received == [
+            foreign(.added, "alice", in: remoteSpace),
+            foreign(.defaultChanged, "alice", in: remoteSpace),
+            local(.removed, "alice", in: remoteSpace),
+        ])
+    }
+
+    @Test func aWatcherThatFallsBehindStillDeliversEveryChangeOfAnotherProcess() async throws {
+        let storage = try store.open()
+        let stream = storage.changes()
+        // Hold this instance's connection while the other process writes, as a long read, a busy
+        // machine or a stopped process would; the watcher resumes once the other process is done.
+        let release = DispatchSemaphore(value: 0)
+        Thread { _ = try? storage.repository.read { _ in release.wait() } }.start()
+        try await Task.sleep(for: .milliseconds(300))
+        let fill = try await runHelperOnOwnThread(["fill", store.databaseURL.path, store.keyFileURL.path, "bulk", "600"])
+        release.signal()
+        #expect(fill.status == 0, "helper fill failed: \(fill.stderr)")
+        #expect(try storage.credentials(for: Fixture.space("bulk-0.example.com")).count == 1)
+
+        // Each new space gives an added and a defaultChanged: 1,200 changes, first bulk-0's.
+        let received = await collectArrived(stream, count: 1200, timeout: .seconds(2))
+        #expect(received.count == 1200)
+        #expect(received.first == foreign(.added, "user", in: Fixture.space("bulk-0.example.com")))
+    }
+}
+
+// MARK: Support
+
+/// Runs `body` on a thread of its own, outside the cooperative pool (which blocking calls would
+/// starve on a small machine), and returns its result.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// `runHelper` on a thread of its own; also when the helper was seen to exit.
+func runHelperOnOwnThread(_ arguments: [String], input: String = "") async throws -> (status: Int32, stderr: String, exited: ContinuousClock.Instant) {
+    try await onOwnThread {
+        let (status, stderr) = try runHelper(arguments, input: input)
+        return (status, stderr, ContinuousClock.now)
     }
 }
 
@@ -232,5 +317,35 @@ private final class Counter: Sendable {
 
     var value: Int {
         count.withLock { $0 }
+    }
+}
+
+/// Like `collect`, but for any stream, and on a timeout returns what did arrive (and ends the stream),
+/// so that a failure shows what came.
+func collectArrived<Element: Sendable>(_ stream: AsyncStream<Element>, count: Int, timeout: Duration) async -> [Element] {
+    let received = Arrived<Element>()
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+            for await change in stream where received.append(change) >= count {
+                break
+            }
+        }
+        group.addTask { try? await Task.sleep(for: timeout) }
+        await group.next()
+        group.cancelAll()
+    }
+    return received.changes
+}
+
+private final class Arrived<Element: Sendable>: Sendable {
+    private let list = Mutex<[Element]>([])
+
+    /// Adds `element`; how many have arrived.
+    func append(_ element: Element) -> Int {
+        list.withLock { $0.append(element); return $0.count }
+    }
+
+    var changes: [Element] {
+        list.withLock { $0 }
     }
 }
