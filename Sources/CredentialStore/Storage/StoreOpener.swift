@@ -36,7 +36,7 @@ enum StoreOpener {
         let root = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let (slot, kek) = try makeSlot(for: key, root: root, header: header, creatingStore: true)
         let (storedHeader, storedSlots) = try repository.create(header: header, slots: [slot], upTo: migrateUpTo)
-        logger.info("created credential store", metadata: ["path": "\(path)"])
+        logger.debug("created credential store", metadata: ["path": "\(path)"])
         // Another process may have created the store first; then its root key is the one.
         if storedHeader == header {
             return Opened(repository: repository, header: header, keys: try StoreKeys(root: root), kek: kek, slotKind: key.slotKind)
