@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
         // libsodium from Debian's libsodium-dev; only the crypto layer imports it.
@@ -46,6 +47,8 @@ let package = Package(
             dependencies: [
                 "CredentialStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // To give the library a quiet logger: swift-log's default prints info lines on stderr.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -75,6 +78,7 @@ let package = Package(
                 "credstore-test-helper",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(

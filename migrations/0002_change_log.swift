@@ -13,4 +13,6 @@ let migration0002ChangeLog = SchemaMigration(identifier: "0002_change_log", sql:
         written INTEGER NOT NULL,
         sealed_subject BLOB NOT NULL
     );
+
+    CREATE INDEX change_log_by_time ON change_log (written);
     """)

@@ -15,5 +15,6 @@ package enum SchemaHistory {
     package static let migrations: [SchemaMigration] = [
         migration0001Initial,
         migration0002ChangeLog,
+        migration0003Sync,
     ]
 }

@@ -1,5 +1,6 @@
-// Quick in-process timings (issue 7 grows this into the full suite).
-//   credstore-bench lookup DIR N LOOKUPS
+// In-process timings beside the C reference (issue 7 grows this into the full suite).
+//   credstore-bench lookup DIR N LOOKUPS     fill a store of N (once), time defaultCredential(for:) and set
+//   credstore-bench import DIR N             export N synchronizable items, time their import into a new store
 import CredentialStore
 import Foundation
 
@@ -18,36 +19,65 @@ func space(_ i: Int) -> ProtectionSpace {
     ProtectionSpace(host: "h\(i).example.com", port: 443, protocol: "https", realm: "realm\(i % 10)")
 }
 
-let args = CommandLine.arguments
-let dir = URL(fileURLWithPath: args[2])
-let n = Int(args[3])!
-let lookups = Int(args[4])!
-let db = dir.appendingPathComponent("bench-\(n).db")
-let keyFile = dir.appendingPathComponent("bench-\(n).key")
-var t = now()
-let storage = try CredentialStorage(at: db, key: .keyFile(keyFile))
-print("open_ms", (now() - t) * 1e3)
-if try storage.credentials(for: space(0)).isEmpty {
-    t = now()
+func password(_ i: Int) -> String { String(format: "pw%014d", i) }
+
+func open(_ dir: URL, _ name: String) throws -> CredentialStorage {
+    try CredentialStorage(at: dir.appendingPathComponent("\(name).db"), key: .keyFile(dir.appendingPathComponent("\(name).key")))
+}
+
+func fill(_ storage: CredentialStorage, _ n: Int, _ persistence: Persistence) throws {
+    guard try storage.credentials(for: space(n - 1)).isEmpty else { return }
+    let t = now()
     for i in 0..<n {
-        try storage.set(Credential(user: "user\(i)", password: String(format: "pw%014d", i), persistence: .permanent), for: space(i))
+        try storage.set(Credential(user: "user\(i)", password: password(i), persistence: persistence), for: space(i))
     }
     print("fill_s", now() - t)
 }
-var samples: [Double] = []
-for _ in 0..<lookups {
-    let i = Int.random(in: 0..<n)
-    let s = space(i)
+
+let args = CommandLine.arguments
+let dir = URL(fileURLWithPath: args[2])
+let n = Int(args[3])!
+
+switch args[1] {
+case "lookup":
+    let lookups = Int(args[4])!
+    var t = now()
+    let storage = try open(dir, "bench-\(n)")
+    print("open_ms", (now() - t) * 1e3)
+    try fill(storage, n, .permanent)
+    var samples: [Double] = []
+    for _ in 0..<lookups {
+        let i = Int.random(in: 0..<n)
+        let s = space(i)
+        t = now()
+        let c = try storage.defaultCredential(for: s)
+        samples.append(now() - t)
+        precondition(c?.password == password(i))
+    }
+    print("lookup_med_us", median(samples) * 1e6)
+    var sets: [Double] = []
+    for j in 0..<50 {
+        t = now()
+        try storage.set(Credential(user: "extra\(j)", password: "pw-\(UInt64.random(in: 0...UInt64.max))", persistence: .permanent), for: space(n + j))
+        sets.append(now() - t)
+    }
+    print("set_med_us", median(sets) * 1e6)
+case "import":
+    let source = try open(dir, "sync-source-\(n)")
+    try fill(source, n, .synchronizable)
+    let bundle = dir.appendingPathComponent("sync-\(n).csbundle")
+    let target = dir.appendingPathComponent("sync-target-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+    let destination = try open(target, "target")
+    var t = now()
+    try source.exportSynchronizable(to: bundle, protection: .recipients([try destination.devicePublicKey]))
+    print("export_s", now() - t)
+    try destination.trustDevice(try source.devicePublicKey)
     t = now()
-    let c = try storage.defaultCredential(for: s)
-    samples.append(now() - t)
-    precondition(c?.password == String(format: "pw%014d", i))
+    let report = try destination.importBundle(from: bundle)
+    print("import_s", now() - t, "added", report.added)
+    let sample = try destination.defaultCredential(for: space(n / 2))
+    precondition(report.added == n && sample?.password == password(n / 2))
+default:
+    print("usage: credstore-bench lookup DIR N LOOKUPS | import DIR N")
 }
-print("lookup_med_us", median(samples) * 1e6)
-var sets: [Double] = []
-for j in 0..<50 {
-    t = now()
-    try storage.set(Credential(user: "extra\(j)", password: "pw-\(UInt64.random(in: 0...UInt64.max))", persistence: .permanent), for: space(n + j))
-    sets.append(now() - t)
-}
-print("set_med_us", median(sets) * 1e6)

@@ -34,6 +34,8 @@ final class ChangeHub: Sendable {
         /// The lowest and highest sequence numbers read, this instance's own entries included.
         var first: Int64?
         var last: Int64?
+        /// Other writers' entries that did not open under the current keys.
+        var unopened: Int
     }
 
     /// - Parameters:

@@ -59,12 +59,12 @@ struct KeySlot: Hashable, Sendable {
         return writer.bytes
     }
 
-    private static func commitment(kek: SecureBytes, kind: Kind, header: StoreHeader) -> [UInt8] {
+    /// Commits to the key alone (and the slot kind): a damaged header then fails the unwrap, whose
+    /// associated data binds it, and reads as `corrupt`, never as a wrong key.
+    private static func commitment(kek: SecureBytes, kind: Kind, header _: StoreHeader) -> [UInt8] {
         var writer = ByteWriter()
         writer.append("credstore key commitment v1")
-        writer.append(raw: header.storeID)
         writer.append(kind.rawValue)
-        writer.append(header.keyGeneration)
         return writer.bytes.withUnsafeBytes { Sodium.keyedHash($0, key: kek, outputBytes: 32) }
     }
 }

@@ -21,9 +21,11 @@ struct StoreKeys: Sendable {
     // MARK: Blind indexes
 
     /// Domain-separation labels, so an index of one kind can never equal an index of another.
-    private enum IndexLabel: UInt8 {
-        case space = 1, user = 2, origin = 3
+    enum IndexLabel: UInt8 {
+        case space = 1, user = 2, origin = 3, trustedKey = 4
     }
+
+    var trustedKeyLabel: IndexLabel { .trustedKey }
 
     func spaceIndex(_ space: ProtectionSpace) -> [UInt8] {
         blindIndex(.space, space.canonicalEncoding)
@@ -39,7 +41,7 @@ struct StoreKeys: Sendable {
         blindIndex(.user, spaceIndex + Array(Unicode.nfc(user).utf8))
     }
 
-    private func blindIndex(_ label: IndexLabel, _ message: [UInt8]) -> [UInt8] {
+    func blindIndex(_ label: IndexLabel, _ message: [UInt8]) -> [UInt8] {
         var input = [label.rawValue]
         input.reserveCapacity(message.count + 1)
         input.append(contentsOf: message)
@@ -52,6 +54,7 @@ struct StoreKeys: Sendable {
     /// length of a password or user name.
     static let paddingBlock = 32
 
+    /// Seals `plaintext` (padded; the padded copy is zeroed afterwards).
     func seal(_ plaintext: [UInt8], ad: [UInt8]) -> [UInt8] {
         var padded = plaintext.withUnsafeBytes { Sodium.pad($0, blockSize: Self.paddingBlock) }
         defer { Sodium.zero(&padded) }

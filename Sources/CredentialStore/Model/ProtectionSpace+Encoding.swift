@@ -3,21 +3,26 @@ extension ProtectionSpace {
     private static let encodingVersion: UInt8 = 1
 
     /// The canonical identity as bytes: the input of the blind indexes and the sealed plaintext of
-    /// the space column. Equal spaces, and only equal spaces, encode to equal bytes.
-    var canonicalEncoding: [UInt8] {
-        var writer = originWriter()
+    /// the space column. Equal spaces, and only equal spaces, encode to equal bytes. Made once, in
+    /// the initializers, from the canonical fields.
+    static func encode(
+        proxyType: ProxyType?, protocol: String?, host: String, port: Int, realm: String?, method: AuthenticationMethod
+    ) -> [UInt8] {
+        var writer = originWriter(proxyType: proxyType, protocol: `protocol`, host: host, port: port)
         writer.append(optional: realm)
-        writer.append(authenticationMethod.rawValue)
+        writer.append(method.rawValue)
         return writer.bytes
     }
 
     /// Host, port, protocol and proxy kind without realm and method: what a request URL knows
     /// before the server names a realm, and so the key of best-match lookups.
-    var originEncoding: [UInt8] { originWriter().bytes }
+    var originEncoding: [UInt8] {
+        Self.originWriter(proxyType: proxyType, protocol: `protocol`, host: host, port: port).bytes
+    }
 
-    private func originWriter() -> ByteWriter {
+    private static func originWriter(proxyType: ProxyType?, protocol: String?, host: String, port: Int) -> ByteWriter {
         var writer = ByteWriter(capacity: 96)
-        writer.append(Self.encodingVersion)
+        writer.append(encodingVersion)
         if let proxyType {
             writer.append(UInt8(1))
             writer.append(proxyType.rawValue)

@@ -34,6 +34,9 @@ public struct ProtectionSpace: Hashable, Sendable {
     public let authenticationMethod: AuthenticationMethod
     /// The proxy type of a proxy space; `nil` for a server space.
     public let proxyType: ProxyType?
+    /// The canonical identity as bytes, made once: equality, hashing and the store's blind
+    /// indexes all use it, so they cannot disagree.
+    let canonicalEncoding: [UInt8]
 
     /// Creates a server space, the kind that answers HTTP 401.
     public init(
@@ -50,6 +53,9 @@ public struct ProtectionSpace: Hashable, Sendable {
         self.realm = realm.map(Unicode.nfc)
         self.authenticationMethod = AuthenticationMethod(rawValue: Unicode.nfc((authenticationMethod ?? .default).rawValue))
         self.proxyType = nil
+        canonicalEncoding = Self.encode(
+            proxyType: nil, protocol: self.protocol, host: self.host, port: self.port,
+            realm: self.realm, method: self.authenticationMethod)
     }
 
     /// Creates a proxy space, the kind that answers HTTP 407.
@@ -66,6 +72,9 @@ public struct ProtectionSpace: Hashable, Sendable {
         self.realm = realm.map(Unicode.nfc)
         self.authenticationMethod = AuthenticationMethod(rawValue: Unicode.nfc((authenticationMethod ?? .default).rawValue))
         self.proxyType = type
+        canonicalEncoding = Self.encode(
+            proxyType: type, protocol: nil, host: self.host, port: self.port,
+            realm: self.realm, method: self.authenticationMethod)
     }
 
     /// Creates the server space of a URL: its scheme, host and port.
@@ -90,6 +99,16 @@ public struct ProtectionSpace: Hashable, Sendable {
 
     private static func methodProtectsPassword(_ method: AuthenticationMethod) -> Bool {
         method == .httpDigest || method == .ntlm || method == .negotiate
+    }
+}
+
+extension ProtectionSpace {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.canonicalEncoding == rhs.canonicalEncoding
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        canonicalEncoding.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 

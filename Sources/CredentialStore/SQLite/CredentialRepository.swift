@@ -31,6 +31,29 @@ struct SealedChange: Hashable, Sendable {
     var sealedSubject: [UInt8]
 }
 
+/// The sync state of one synchronizable item (live or tombstone), sealed; the flag and wall time
+/// are clear for tombstone expiry and bound into the seal.
+struct SealedSyncItem: Hashable, Sendable {
+    var spaceIndex: [UInt8]
+    var userIndex: [UInt8]
+    var deleted: Bool
+    var wall: Int64
+    var sealedState: [UInt8]
+}
+
+/// The last-writer-wins default choice of one space, sealed.
+struct SealedSyncDefault: Hashable, Sendable {
+    var spaceIndex: [UInt8]
+    var sealedState: [UInt8]
+}
+
+/// This store's device identity for sync; the secret signing key sealed.
+struct SealedDevice: Hashable, Sendable {
+    var deviceID: [UInt8]
+    var publicKey: [UInt8]
+    var sealedSecretKey: [UInt8]
+}
+
 /// A space's credentials, and its default choice when the default rule needs it.
 ///
 /// A space with exactly one credential resolves to that credential whatever its default choice,
@@ -44,7 +67,9 @@ struct SealedSpace: Sendable {
 /// Reads of the encrypted store. Implementations see only sealed values and blind indexes.
 protocol CredentialRepositoryReading {
     func header() throws -> (StoreHeader, [KeySlot])?
-    func space(_ spaceIndex: [UInt8]) throws -> SealedSpace
+    /// The credentials of a space; its default choice too when `includingDefault` or when the
+    /// space holds several credentials.
+    func space(_ spaceIndex: [UInt8], includingDefault: Bool) throws -> SealedSpace
     func credential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedCredential?
     func credentials(origin originIndex: [UInt8]) throws -> [SealedCredential]
     func defaultChoice(space spaceIndex: [UInt8]) throws -> SealedDefault?
@@ -53,6 +78,16 @@ protocol CredentialRepositoryReading {
     func allDefaultChoices() throws -> [SealedDefault]
     func latestChangeSequence() throws -> Int64
     func changes(after sequence: Int64) throws -> [SealedChange]
+
+    // Sync
+    func device() throws -> SealedDevice?
+    func trustedDevice(keyIndex: [UInt8]) throws -> [UInt8]?
+    func allTrustedDevices() throws -> [(keyIndex: [UInt8], sealedPublicKey: [UInt8])]
+    func syncClock() throws -> (wall: Int64, counter: Int64)?
+    func syncItem(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedSyncItem?
+    func allSyncItems() throws -> [SealedSyncItem]
+    func syncDefault(space spaceIndex: [UInt8]) throws -> SealedSyncDefault?
+    func allSyncDefaults() throws -> [SealedSyncDefault]
 }
 
 /// Writes, inside one transaction of ``CredentialRepository/write(_:)``.
@@ -65,11 +100,22 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws
     func setDefaultChoice(_ choice: SealedDefault) throws
     func deleteDefaultChoice(space spaceIndex: [UInt8]) throws
-    /// Appends to the change log with the next sequence number, which `seal` receives so that the
-    /// sealed subject can be bound to it.
+    func setDevice(_ device: SealedDevice) throws
+    func addTrustedDevice(keyIndex: [UInt8], sealedPublicKey: [UInt8]) throws
+    func setSyncClock(wall: Int64, counter: Int64) throws
+    func upsertSyncItem(_ item: SealedSyncItem) throws
+    /// Drops tombstones whose wall time is before `wall`.
+    func deleteTombstones(before wall: Int64) throws
+    func upsertSyncDefault(_ choice: SealedSyncDefault) throws
+    /// Empties every table sealed under the root key's subkeys but the credentials (rekey).
+    func deleteAllSyncState() throws
+    /// Drops change-log entries past the retention; once per transaction.
+    func pruneChangeLog() throws
+    /// Appends an entry to the change log under `sequence` (the caller numbers a transaction's
+    /// entries from ``CredentialRepositoryReading/latestChangeSequence()`` + 1).
     func appendChange(
-        writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence,
-        seal: (Int64) -> [UInt8]) throws
+        sequence: Int64, writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence,
+        sealedSubject: [UInt8]) throws
 }
 
 /// The encrypted store's persistence, kept behind a protocol so that the storage logic (tiers,

@@ -39,11 +39,11 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return (header, slots)
     }
 
-    func space(_ spaceIndex: [UInt8]) throws -> SealedSpace {
+    func space(_ spaceIndex: [UInt8], includingDefault: Bool = false) throws -> SealedSpace {
         let statement = try db.cachedStatement(sql: "SELECT \(Self.credentialColumns) FROM credentials WHERE space_index = ?")
         var result = SealedSpace(credentials: [], defaultChoice: nil)
         try statement.forEachRawRow(binding: [spaceIndex]) { result.credentials.append(try Self.credential($0)) }
-        if result.credentials.count > 1 {
+        if result.credentials.count > 1 || (includingDefault && !result.credentials.isEmpty) {
             result.defaultChoice = try defaultChoice(space: spaceIndex)
         }
         return result
@@ -111,6 +111,115 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         }
     }
 
+    // MARK: Sync
+
+    func device() throws -> SealedDevice? {
+        var result: SealedDevice?
+        try db.cachedStatement(sql: "SELECT device_id, public_key, sealed_secret_key FROM device WHERE id = 1").forEachRawRow(binding: []) { row in
+            guard let id = row.blob(0), let key = row.blob(1), let secret = row.blob(2) else { throw Self.damagedRow }
+            result = SealedDevice(deviceID: id, publicKey: key, sealedSecretKey: secret)
+        }
+        return result
+    }
+
+    func trustedDevice(keyIndex: [UInt8]) throws -> [UInt8]? {
+        var result: [UInt8]?
+        try db.cachedStatement(sql: "SELECT sealed_public_key FROM trusted_devices WHERE key_index = ?").forEachRawRow(binding: [keyIndex]) { row in
+            result = row.blob(0)
+        }
+        return result
+    }
+
+    func allTrustedDevices() throws -> [(keyIndex: [UInt8], sealedPublicKey: [UInt8])] {
+        var result: [(keyIndex: [UInt8], sealedPublicKey: [UInt8])] = []
+        try db.cachedStatement(sql: "SELECT key_index, sealed_public_key FROM trusted_devices").forEachRawRow(binding: []) { row in
+            guard let index = row.blob(0), let sealed = row.blob(1) else { throw Self.damagedRow }
+            result.append((index, sealed))
+        }
+        return result
+    }
+
+    func syncClock() throws -> (wall: Int64, counter: Int64)? {
+        var result: (wall: Int64, counter: Int64)?
+        try db.cachedStatement(sql: "SELECT wall, counter FROM sync_clock WHERE id = 1").forEachRawRow(binding: []) { row in
+            result = (row.int64(0), row.int64(1))
+        }
+        return result
+    }
+
+    private static let syncItemColumns = "space_index, user_index, deleted, wall, sealed_state"
+
+    private static func syncItem(_ row: RawRow) throws -> SealedSyncItem {
+        guard let space = row.blob(0), let user = row.blob(1), let sealed = row.blob(4) else { throw damagedRow }
+        return SealedSyncItem(spaceIndex: space, userIndex: user, deleted: row.int64(2) != 0, wall: row.int64(3), sealedState: sealed)
+    }
+
+    func syncItem(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedSyncItem? {
+        var result: SealedSyncItem?
+        try db.cachedStatement(sql: "SELECT \(Self.syncItemColumns) FROM sync_items WHERE space_index = ? AND user_index = ?")
+            .forEachRawRow(binding: [spaceIndex, userIndex]) { result = try Self.syncItem($0) }
+        return result
+    }
+
+    func allSyncItems() throws -> [SealedSyncItem] {
+        var result: [SealedSyncItem] = []
+        try db.cachedStatement(sql: "SELECT \(Self.syncItemColumns) FROM sync_items").forEachRawRow(binding: []) { result.append(try Self.syncItem($0)) }
+        return result
+    }
+
+    func syncDefault(space spaceIndex: [UInt8]) throws -> SealedSyncDefault? {
+        var result: SealedSyncDefault?
+        try db.cachedStatement(sql: "SELECT sealed_state FROM sync_defaults WHERE space_index = ?").forEachRawRow(binding: [spaceIndex]) { row in
+            guard let sealed = row.blob(0) else { throw Self.damagedRow }
+            result = SealedSyncDefault(spaceIndex: spaceIndex, sealedState: sealed)
+        }
+        return result
+    }
+
+    func allSyncDefaults() throws -> [SealedSyncDefault] {
+        var result: [SealedSyncDefault] = []
+        try db.cachedStatement(sql: "SELECT space_index, sealed_state FROM sync_defaults").forEachRawRow(binding: []) { row in
+            guard let space = row.blob(0), let sealed = row.blob(1) else { throw Self.damagedRow }
+            result.append(SealedSyncDefault(spaceIndex: space, sealedState: sealed))
+        }
+        return result
+    }
+
+    func setDevice(_ device: SealedDevice) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO device (id, device_id, public_key, sealed_secret_key) VALUES (1, ?, ?, ?)",
+            arguments: [Data(device.deviceID), Data(device.publicKey), Data(device.sealedSecretKey)])
+    }
+
+    func addTrustedDevice(keyIndex: [UInt8], sealedPublicKey: [UInt8]) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO trusted_devices (key_index, sealed_public_key) VALUES (?, ?)",
+            arguments: [Data(keyIndex), Data(sealedPublicKey)])
+    }
+
+    func setSyncClock(wall: Int64, counter: Int64) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_clock (id, wall, counter) VALUES (1, ?, ?)")
+            .executeRaw([.integer(wall), .integer(counter)])
+    }
+
+    func upsertSyncItem(_ item: SealedSyncItem) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_items (\(Self.syncItemColumns)) VALUES (?, ?, ?, ?, ?)")
+            .executeRaw([.blob(item.spaceIndex), .blob(item.userIndex), .integer(item.deleted ? 1 : 0), .integer(item.wall), .blob(item.sealedState)])
+    }
+
+    func deleteTombstones(before wall: Int64) throws {
+        try db.execute(sql: "DELETE FROM sync_items WHERE deleted = 1 AND wall < ?", arguments: [wall])
+    }
+
+    func upsertSyncDefault(_ choice: SealedSyncDefault) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_defaults (space_index, sealed_state) VALUES (?, ?)")
+            .executeRaw([.blob(choice.spaceIndex), .blob(choice.sealedState)])
+    }
+
+    func deleteAllSyncState() throws {
+        try db.execute(sql: "DELETE FROM sync_items; DELETE FROM sync_defaults; DELETE FROM trusted_devices; DELETE FROM device")
+    }
+
     // MARK: Writing
 
     func initialize(header: StoreHeader, slots: [KeySlot]) throws {
@@ -139,10 +248,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         let statement = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO credentials (\(Self.credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        try statement.execute(arguments: [
-            Data(credential.spaceIndex), Data(credential.userIndex), Data(credential.originIndex),
-            Self.code(credential.persistence), credential.created, credential.modified,
-            Data(credential.sealedSpace), Data(credential.sealedCredential),
+        try statement.executeRaw([
+            .blob(credential.spaceIndex), .blob(credential.userIndex), .blob(credential.originIndex),
+            .integer(Int64(Self.code(credential.persistence))), .integer(credential.created), .integer(credential.modified),
+            .blob(credential.sealedSpace), .blob(credential.sealedCredential),
         ])
     }
 
@@ -152,16 +261,16 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws {
         try db.cachedStatement(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index = ?")
-            .execute(arguments: [Data(spaceIndex), Data(userIndex)])
+            .executeRaw([.blob(spaceIndex), .blob(userIndex)])
     }
 
     func setDefaultChoice(_ choice: SealedDefault) throws {
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?)")
-            .execute(arguments: [Data(choice.spaceIndex), Data(choice.userIndex), Data(choice.sealedUser)])
+            .executeRaw([.blob(choice.spaceIndex), .blob(choice.userIndex), .blob(choice.sealedUser)])
     }
 
     func deleteDefaultChoice(space spaceIndex: [UInt8]) throws {
-        try db.cachedStatement(sql: "DELETE FROM default_choices WHERE space_index = ?").execute(arguments: [Data(spaceIndex)])
+        try db.cachedStatement(sql: "DELETE FROM default_choices WHERE space_index = ?").executeRaw([.blob(spaceIndex)])
     }
 
     /// Change-log entries younger than this are kept, however many: a watcher polls five times a
@@ -171,16 +280,21 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     static let changeLogMinimumEntries: Int64 = 1000
 
     func appendChange(
-        writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence,
-        seal: (Int64) -> [UInt8]
+        sequence: Int64, writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence,
+        sealedSubject: [UInt8]
     ) throws {
-        let sequence = try latestChangeSequence() + 1
-        let now = Mutation.now()
         try db.cachedStatement(sql: """
             INSERT INTO change_log (seq, writer, pid, kind, persistence, written, sealed_subject) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [sequence, Data(writer), Int64(processID), kind.code, Self.code(persistence), now, Data(seal(sequence))])
-        try db.cachedStatement(sql: "DELETE FROM change_log WHERE seq <= ? AND written < ?")
-            .execute(arguments: [sequence - Self.changeLogMinimumEntries, now - Self.changeLogRetentionMillis])
+            """).executeRaw([
+                .integer(sequence), .blob(writer), .integer(Int64(processID)), .integer(Int64(kind.code)),
+                .integer(Int64(Self.code(persistence))), .integer(Mutation.now()), .blob(sealedSubject),
+            ])
+    }
+
+    func pruneChangeLog() throws {
+        // Through the index on `written`: only entries past their minute are visited.
+        try db.cachedStatement(sql: "DELETE FROM change_log WHERE written < ? AND seq <= ?")
+            .execute(arguments: [Mutation.now() - Self.changeLogRetentionMillis, try latestChangeSequence() - Self.changeLogMinimumEntries])
     }
 
     // MARK: Row decoding

@@ -154,6 +154,26 @@ extension CredentialStorage {
                 let user = try oldKeys.openDefault(choice)
                 return spaces[choice.spaceIndex].map { newKeys.sealDefault(user: user, spaceIndex: newKeys.spaceIndex($0)) }
             }
+            // The sync tables are sealed under the same subkeys.
+            let syncItems = try transaction.allSyncItems().map(oldKeys.open)
+            let syncDefaults = try transaction.allSyncDefaults().map(oldKeys.open)
+            let device = try transaction.device().map { ($0, try oldKeys.openDeviceSecret($0)) }
+            let trusted = try transaction.allTrustedDevices().map { entry in
+                guard let key = oldKeys.openTrustedKey(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeys.tampered }
+                return key
+            }
+            try transaction.deleteAllSyncState()
+            for state in syncItems { try transaction.upsertSyncItem(newKeys.seal(state)) }
+            for state in syncDefaults { try transaction.upsertSyncDefault(newKeys.seal(state)) }
+            if let (sealed, secret) = device {
+                try transaction.setDevice(SealedDevice(
+                    deviceID: sealed.deviceID, publicKey: sealed.publicKey,
+                    sealedSecretKey: newKeys.sealDeviceSecret(secret, deviceID: sealed.deviceID, publicKey: sealed.publicKey)))
+            }
+            for key in trusted {
+                try transaction.addTrustedDevice(keyIndex: newKeys.trustedKeyIndex(key), sealedPublicKey: newKeys.sealTrustedKey(key))
+            }
+
             var newHeader = header
             newHeader.keyGeneration += 1
             let newSlot = KeySlot.make(kind: slotKind, kek: kek, root: newRoot, header: newHeader, salt: slot.salt, cost: slot.cost)

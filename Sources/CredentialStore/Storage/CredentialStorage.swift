@@ -86,10 +86,22 @@ public final class CredentialStorage: Sendable {
             latestSequence: { try repository.read { try $0.latestChangeSequence() } },
             loggedChanges: { since in
                 try repository.read { reader in
-                    try Self.loggedChanges(after: since, in: reader, keys: keyHolder.keys, skipping: instanceID)
+                    let changes = try Self.loggedChanges(after: since, in: reader, keys: keyHolder.keys, skipping: instanceID)
+                    // Entries that do not open were sealed under a root key another process has
+                    // rotated in since: follow it and read them again.
+                    guard changes.unopened > 0, let (header, slots) = try reader.header(),
+                          try keyHolder.follow(header: header, slots: slots)
+                    else { return changes }
+                    return try Self.loggedChanges(after: since, in: reader, keys: keyHolder.keys, skipping: instanceID)
                 }
             })
         hub.attach(self)
+    }
+
+    deinit {
+        // Fold the WAL back into the database and truncate it, so old pages do not linger beside
+        // it; best effort, as another process may hold the store.
+        try? repository.checkpoint()
     }
 
     // MARK: Storing
@@ -133,45 +145,49 @@ public final class CredentialStorage: Sendable {
     /// The credentials of `space`, keyed by user.
     public func credentials(for space: ProtectionSpace) throws -> [String: Credential] {
         try space.validate()
-        let sessionSpace = session.withLock { $0[space] }
-        var result = try readFollowingRekey({ keys in
-            let sealed = try repository.read { try $0.space(keys.spaceIndex(space)) }
+        return try readFollowingRekey({ keys in
+            // The session snapshot is taken inside the serialized read: a write swaps the session
+            // tier before its turn ends, so a user moving between tiers is always seen in one.
+            let (sealed, sessionSpace) = try repository.read { (try $0.space(keys.spaceIndex(space), includingDefault: false), currentSession()[space]) }
             var result: [String: Credential] = [:]
             for row in sealed.credentials {
                 let credential = try keys.openCredential(row)
                 result[credential.user] = credential
             }
+            // This instance's session credentials win over a disk row another process wrote for the same user.
+            result.merge(sessionSpace.credentials) { _, session in session }
             return result
         }, isMiss: \.isEmpty)
-        // This instance's session credentials win over a disk row another process wrote for the same user.
-        result.merge(sessionSpace.credentials) { _, session in session }
-        return result
     }
 
     /// Every credential of the store and of this instance's session, by space and user.
     public func allCredentials() throws -> [ProtectionSpace: [String: Credential]] {
-        var result = try readFollowingRekey({ keys in
+        try readFollowingRekey({ keys in
+            let (rows, sessionTier) = try repository.read { (try $0.allCredentials(), currentSession()) }
             var result: [ProtectionSpace: [String: Credential]] = [:]
-            for row in try repository.read({ try $0.allCredentials() }) {
+            for row in rows {
                 let (space, credential) = try keys.openAll(row)
                 result[space, default: [:]][credential.user] = credential
             }
+            for (space, entry) in sessionTier.spaces where !entry.credentials.isEmpty {
+                result[space, default: [:]].merge(entry.credentials) { _, session in session }
+            }
             return result
         }, isMiss: { _ in false })
-        for (space, entry) in session.withLock({ $0.spaces }) where !entry.credentials.isEmpty {
-            result[space, default: [:]].merge(entry.credentials) { _, session in session }
-        }
-        return result
     }
 
     /// The default credential of `space`: the one chosen as default, else the space's only
     /// credential, else nil.
     public func defaultCredential(for space: ProtectionSpace) throws -> Credential? {
         try space.validate()
-        // Most processes keep no session credentials: skip hashing the space then.
-        let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
         return try readFollowingRekey({ keys in
-            let sealed = try repository.read { try $0.space(keys.spaceIndex(space)) }
+            let spaceIndex = keys.spaceIndex(space)
+            let (sealed, sessionSpace) = try repository.read { reader in
+                // Most processes keep no session credentials: skip hashing the space then.
+                let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
+                // With session credentials beside a single stored one, the stored default choice decides.
+                return (try reader.space(spaceIndex, includingDefault: !sessionSpace.credentials.isEmpty), sessionSpace)
+            }
             return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
         }, isMiss: { $0 == nil })
     }
@@ -205,7 +221,11 @@ public final class CredentialStorage: Sendable {
         }
         if let choice = sealed.defaultChoice,
            let row = sealed.credentials.first(where: { $0.userIndex == choice.userIndex }) {
+            // The pointer is trusted only once its sealed user opens under its own indexes: a
+            // user index copied in from another row must not redirect the default.
+            let chosen = try keys.openDefault(choice)
             let credential = try keys.openCredential(row)
+            guard credential.user == chosen else { throw StoreKeys.tampered }
             return sessionSpace.credentials[credential.user] ?? credential
         }
         switch (sessionSpace.credentials.count, sealed.credentials.count) {
@@ -242,16 +262,32 @@ public final class CredentialStorage: Sendable {
     ) throws -> ChangeHub.LoggedChanges {
         let entries = try reader.changes(after: since)
         let processID = getpid()
-        let changes = entries.filter { $0.writer != writer }.compactMap { entry in
+        let foreign = entries.filter { $0.writer != writer }
+        let changes = foreign.compactMap { entry in
             keys.openChange(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess)
                 .map { (sequence: entry.sequence, change: $0) }
         }
-        return ChangeHub.LoggedChanges(changes: changes, first: entries.first?.sequence, last: entries.last?.sequence)
+        return ChangeHub.LoggedChanges(
+            changes: changes, first: entries.first?.sequence, last: entries.last?.sequence, unopened: foreign.count - changes.count)
     }
 
     /// Runs one write transaction with a ``Mutation``; once it commits, swaps in the new session
     /// tier and announces the changes, in commit order.
-    private func mutate<T>(_ body: (inout Mutation) throws -> T) throws -> T {
+    func mutate<T>(origin: CredentialChange.Origin = .thisProcess, dryRun: Bool = false, _ body: (inout Mutation) throws -> T) throws -> T {
+        do {
+            return try mutateCommitting(origin: origin, dryRun: dryRun, body)
+        } catch let rollback as DryRunRollback<T> {
+            return rollback.result
+        }
+    }
+
+    /// Ends a dry run's transaction by throwing its result, so SQLite rolls everything back.
+    private struct DryRunRollback<T>: Error {
+        // Thrown and caught on the same thread, within one call.
+        nonisolated(unsafe) var result: T
+    }
+
+    private func mutateCommitting<T>(origin: CredentialChange.Origin, dryRun: Bool, _ body: (inout Mutation) throws -> T) throws -> T {
         let outcome = try repository.write({ transaction -> MutationOutcome<T> in
             // Holding the write lock, make sure the keys are the store's current ones: sealing
             // with keys another process has rotated away would write unreadable rows.
@@ -261,11 +297,13 @@ public final class CredentialStorage: Sendable {
             var mutation = Mutation(
                 transaction: transaction, session: session.withLock { $0 }, keys: keys,
                 writer: instanceID, processID: getpid())
+            mutation.origin = origin
             let result = try body(&mutation)
+            if dryRun { throw DryRunRollback(result: result) }
             try mutation.writeChangeLog()
             // While others' processes are watched, their commits that precede this one are read
             // now, under the lock, so they are announced before this transaction's changes.
-            var logged = ChangeHub.LoggedChanges(changes: [], first: nil, last: nil)
+            var logged = ChangeHub.LoggedChanges(changes: [], first: nil, last: nil, unopened: 0)
             if let since = hub.watchedSequence {
                 logged = try Self.loggedChanges(after: since, in: transaction, keys: keys, skipping: instanceID)
             }

@@ -8,6 +8,8 @@ struct Mutation {
     let keys: StoreKeys
     let writer: [UInt8]
     let processID: Int32
+    /// Who this instance's subscribers are told made the changes.
+    var origin: CredentialChange.Origin = .thisProcess
 
     /// What this instance's subscribers hear.
     private(set) var announcements: [CredentialChange] = []
@@ -21,6 +23,8 @@ struct Mutation {
         self.writer = writer
         self.processID = processID
     }
+
+    var ledger: SyncLedger { SyncLedger(transaction: transaction, keys: keys) }
 
     static func now() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
@@ -36,6 +40,8 @@ struct Mutation {
         let row = try transaction.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user))
         let stored = try row.map(keys.openCredential)
         let existing = sessionCredential ?? stored
+        // Setting an identical credential is a no-op: it elects no default either.
+        if existing == credential, !makeDefault { return }
 
         if existing != credential {
             if credential.persistence == .forSession {
@@ -51,6 +57,7 @@ struct Mutation {
                 log(stored == nil ? .added : .updated, space, user, credential.persistence)
             }
             announce(existing == nil ? .added : .updated, space, user, credential.persistence)
+            try recordSyncItem(space: space, user: user, was: stored?.persistence, now: credential.persistence)
         }
 
         // The first credential of a space without a default becomes the default.
@@ -78,6 +85,7 @@ struct Mutation {
             try transaction.deleteCredential(space: spaceIndex, user: userIndex)
             log(.removed, space, user, row.persistence)
             announce(.removed, space, user, row.persistence)
+            try recordSyncItem(space: space, user: user, was: row.persistence, now: nil)
         }
         if sessionCredential != nil {
             session.remove(user: user, in: space)
@@ -116,33 +124,55 @@ struct Mutation {
                 try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex))
                 if let row = try transaction.credential(space: spaceIndex, user: userIndex) {
                     log(.defaultChanged, space, user, row.persistence)
+                    if row.persistence == .synchronizable {
+                        try ledger.record(SyncDefaultState(space: space, user: user, stamp: try ledger.tick()))
+                    }
                 }
             }
             if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
         } else {
-            if diskChoice != nil { try transaction.deleteDefaultChoice(space: spaceIndex) }
+            if let diskChoice {
+                try transaction.deleteDefaultChoice(space: spaceIndex)
+                // A synced default that goes away locally goes away everywhere.
+                if try transaction.syncItem(space: spaceIndex, user: diskChoice.userIndex) != nil {
+                    try ledger.record(SyncDefaultState(space: space, user: nil, stamp: try ledger.tick()))
+                }
+            }
             if session[space].defaultUser != user { session.setDefault(user, in: space) }
         }
     }
 
     // MARK: Announcements
 
-    private mutating func announce(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
-        announcements.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .thisProcess))
+    mutating func announce(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
+        announcements.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: origin))
     }
 
-    private mutating func log(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
+    /// Keeps the sync register of (space, user) in step: entering or changing in the
+    /// synchronizable tier makes it live, leaving the tier (or removal) makes it a tombstone.
+    private func recordSyncItem(space: ProtectionSpace, user: String, was: Persistence?, now: Persistence?) throws {
+        guard was == .synchronizable || now == .synchronizable else { return }
+        try ledger.record(SyncItemState(space: space, user: user, stamp: try ledger.tick(), deleted: now != .synchronizable))
+    }
+
+    mutating func log(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
         logged.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .otherProcess))
     }
 
     /// Appends the disk-visible changes to the store's change log, for other processes' watchers.
     func writeChangeLog() throws {
+        guard !logged.isEmpty else { return }
+        // Holding the write lock, this transaction's entries follow the newest one without gaps.
+        var sequence = try transaction.latestChangeSequence()
         for change in logged {
-            try transaction.appendChange(writer: writer, processID: processID, kind: change.kind, persistence: change.persistence) { sequence in
-                keys.sealChangeSubject(
-                    space: change.space, user: change.user, sequence: sequence, writer: writer,
-                    processID: processID, kind: change.kind, persistence: change.persistence)
-            }
+            sequence += 1
+            let subject = keys.sealChangeSubject(
+                space: change.space, user: change.user, sequence: sequence, writer: writer,
+                processID: processID, kind: change.kind, persistence: change.persistence)
+            try transaction.appendChange(
+                sequence: sequence, writer: writer, processID: processID, kind: change.kind,
+                persistence: change.persistence, sealedSubject: subject)
         }
+        try transaction.pruneChangeLog()
     }
 }

@@ -33,9 +33,8 @@ extension StoreKeys {
         var plain = ByteWriter(capacity: 64)
         plain.append(credential.user)
         plain.append(credential.password)
-        var bytes = plain.bytes
-        defer { Sodium.zero(&bytes) }
-        row.sealedCredential = seal(bytes, ad: rowAD(.credential, row))
+        defer { plain.wipe() }
+        row.sealedCredential = seal(plain.bytes, ad: rowAD(.credential, row))
         return row
     }
 
@@ -43,6 +42,7 @@ extension StoreKeys {
     func openCredential(_ row: SealedCredential) throws -> Credential {
         let opened = open(row.sealedCredential, ad: rowAD(.credential, row)) { plain -> (String, String)? in
             var reader = ByteReader(plain)
+            defer { reader.wipe() }
             guard let user = try? reader.readString(), let password = try? reader.readString(), reader.isAtEnd else { return nil }
             return (user, password)
         } ?? nil

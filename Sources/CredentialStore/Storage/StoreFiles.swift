@@ -75,6 +75,18 @@ enum StoreFiles {
         return true
     }
 
+    /// Writes `bytes` to `url` (0600) through a temporary file and a rename, so a reader never
+    /// sees half a file and a crash leaves the old one.
+    static func writeAtomically(_ url: URL, bytes: [UInt8]) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        unlink(temporary.path)
+        try bytes.withUnsafeBytes { _ = try createExclusive(temporary.path, contents: $0) }
+        guard rename(temporary.path, url.path) == 0 else {
+            unlink(temporary.path)
+            throw CredentialStorageError(.io, "could not write \(url.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     // MARK: Key files
 
     /// "CSKEY", a zero byte and the format version; then the 32 key bytes.
@@ -109,13 +121,24 @@ enum StoreFiles {
     }
 
     /// Writes a new random key file (0600) and returns its key; nil if one appeared meanwhile.
+    ///
+    /// The file is written whole under a temporary name and then linked into place, which fails
+    /// if the name exists: another process never reads half a key file, and two processes
+    /// creating the same store never overwrite each other's key.
     static func createKeyFile(_ url: URL) throws -> SecureBytes? {
         try ensureDirectory(url.deletingLastPathComponent())
         let key = try SecureBytes.random(count: 32)
         var contents = keyFileMagic
         key.withUnsafeBytes { contents.append(contentsOf: $0) }
         defer { Sodium.zero(&contents) }
-        let created = try contents.withUnsafeBytes { try createExclusive(url.path, contents: $0) }
-        return created ? key : nil
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).new").path
+        unlink(temporary)
+        try contents.withUnsafeBytes { _ = try createExclusive(temporary, contents: $0) }
+        defer { unlink(temporary) }
+        guard link(temporary, url.path) == 0 else {
+            if errno == EEXIST { return nil }
+            throw CredentialStorageError(.io, "could not create the key file \(url.path): \(String(cString: strerror(errno)))")
+        }
+        return key
     }
 }

@@ -5,6 +5,11 @@
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
+    /// Zeroes the buffer, for writers that held a secret.
+    mutating func wipe() {
+        Sodium.zero(&bytes)
+    }
+
     init(capacity: Int = 64) {
         bytes.reserveCapacity(capacity)
     }
@@ -43,8 +48,16 @@ struct ByteWriter {
 struct ByteReader {
     struct Malformed: Error {}
 
-    private let bytes: [UInt8]
+    private var bytes: [UInt8]
     private var offset = 0
+
+    /// Zeroes the copy this reader made, for readers of a secret.
+    mutating func wipe() {
+        Sodium.zero(&bytes)
+    }
+
+    var count: Int { bytes.count }
+    var position: Int { offset }
 
     init<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         self.bytes = Array(bytes)

@@ -1,0 +1,180 @@
+public import Foundation
+import Logging
+
+/// How an export bundle is protected.
+public enum BundleProtection: Sendable, CustomStringConvertible {
+    /// A passphrase, stretched with Argon2id (4 passes, 512 MiB: more than the local unlock, since
+    /// a bundle can be attacked offline).
+    case passphrase(String)
+    /// The device keys (`csdev1:…`, from ``CredentialStorage/devicePublicKey``) of the stores that
+    /// may open it. The bundle is signed with this store's device key.
+    case recipients([String])
+
+    public var description: String {
+        switch self {
+        case .passphrase: "passphrase <redacted>"
+        case .recipients(let keys): "recipients \(keys)"
+        }
+    }
+}
+
+/// What an import changed, item by item (credentials, not default choices).
+public struct ImportReport: Hashable, Sendable, Codable {
+    /// Items this store did not have.
+    public var added: Int
+    /// Items whose password or tier the bundle replaced.
+    public var updated: Int
+    /// Items the bundle's deletions removed.
+    public var removed: Int
+    /// Items this store already had as new or newer.
+    public var unchanged: Int
+
+    /// Creates a report.
+    public init(added: Int = 0, updated: Int = 0, removed: Int = 0, unchanged: Int = 0) {
+        self.added = added
+        self.updated = updated
+        self.removed = removed
+        self.unchanged = unchanged
+    }
+}
+
+extension CredentialStorage {
+    /// How far ahead of this machine's clock a bundle's clock may be: more is a broken clock, and
+    /// accepting it would let that machine win every later conflict.
+    static let maximumClockSkewMillis: Int64 = 24 * 3600 * 1000
+
+    /// This store's device key, which other stores export to and trust (`csdev1:` and base64url).
+    public var devicePublicKey: String {
+        get throws { DeviceIdentity.text(of: try deviceIdentity().publicKey) }
+    }
+
+    /// This store's device id, in hex: it breaks ties between changes made in the same millisecond.
+    public var deviceID: String {
+        get throws { try deviceIdentity().deviceID.map { String(format: "%02x", $0) }.joined() }
+    }
+
+    /// Accepts signed bundles from the device with this key.
+    ///
+    /// - Throws: `invalidInput` when the text is not a device key.
+    public func trustDevice(_ publicKey: String) throws {
+        let key = try DeviceIdentity.publicKey(fromText: publicKey)
+        _ = try followRekey()
+        try repository.write { transaction in
+            try transaction.addTrustedDevice(keyIndex: keys.trustedKeyIndex(key), sealedPublicKey: keys.sealTrustedKey(key))
+        }
+    }
+
+    /// The device keys this store trusts.
+    public func trustedDevices() throws -> [String] {
+        _ = try followRekey()
+        let keys = keys
+        return try repository.read { try $0.allTrustedDevices() }.map { entry in
+            guard let key = keys.openTrustedKey(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey),
+                  keys.trustedKeyIndex(key) == entry.keyIndex
+            else { throw StoreKeys.tampered }
+            return DeviceIdentity.text(of: key)
+        }.sorted()
+    }
+
+    /// Writes every synchronizable credential, deletion and default choice of this store to a
+    /// bundle file (0600, replaced atomically). Nothing of another tier leaves the machine.
+    public func exportSynchronizable(to url: URL, protection: BundleProtection) throws {
+        let bundleProtection: BundleFormat.Protection
+        switch protection {
+        case .passphrase(let passphrase): bundleProtection = .passphrase(passphrase)
+        case .recipients(let texts): bundleProtection = .recipients(try texts.map(DeviceIdentity.publicKey(fromText:)))
+        }
+        let device = try deviceIdentity()
+        _ = try followRekey()
+        let keys = keys
+        let contents = try repository.write { transaction -> BundleContents in
+            let ledger = SyncLedger(transaction: transaction, keys: keys)
+            try ledger.dropExpiredTombstones()
+            var items: [BundleItem] = []
+            for sealed in try transaction.allSyncItems() {
+                let state = try keys.open(sealed)
+                var password: String?
+                if !state.deleted {
+                    guard let row = try transaction.credential(space: sealed.spaceIndex, user: sealed.userIndex),
+                          row.persistence == .synchronizable
+                    else { continue }
+                    password = try keys.openCredential(row).password
+                }
+                items.append(BundleItem(space: state.space, user: state.user, stamp: state.stamp, password: password))
+            }
+            let defaults = try transaction.allSyncDefaults().map { sealed in
+                let state = try keys.open(sealed)
+                return BundleDefault(space: state.space, user: state.user, stamp: state.stamp)
+            }
+            return BundleContents(
+                senderDevice: device.deviceID, signer: device.publicKey, created: Mutation.now(), items: items, defaults: defaults)
+        }
+        let bytes = try BundleFormat.write(contents, protection: bundleProtection, signer: device)
+        try StoreFiles.writeAtomically(url, bytes: bytes)
+        logger.debug("exported a sync bundle", metadata: ["items": "\(contents.items.count)"])
+    }
+
+    /// Merges a bundle into this store: last writer wins per item and per default choice, under
+    /// the hybrid logical clocks of the machines involved. The import is atomic and idempotent,
+    /// and imports in any order converge to the same state.
+    ///
+    /// - Parameters:
+    ///   - passphrase: the bundle's passphrase, for a passphrase bundle.
+    ///   - dryRun: computes the report and changes nothing.
+    /// - Throws: `invalidBundle` (damaged, altered, truncated, too old, or from a clock more than
+    ///   24 h ahead), `bundleNotForThisStore` (another recipient, or an untrusted signer),
+    ///   `wrongKey` (wrong passphrase) or `unsupportedFormatVersion`; the store is then unchanged.
+    @discardableResult
+    public func importBundle(from url: URL, passphrase: String? = nil, dryRun: Bool = false) throws -> ImportReport {
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try Data(contentsOf: url))
+        } catch {
+            throw CredentialStorageError(.notFound, "could not read the bundle \(url.path); check the path")
+        }
+        let device = try deviceIdentity()
+        let contents = try BundleFormat.read(bytes, passphrase: passphrase, device: device)
+        let now = Mutation.now()
+        guard contents.created >= now - SyncLedger.tombstoneLifetimeMillis else {
+            throw CredentialStorageError(.invalidBundle, "the bundle is older than 180 days, longer than deletions are remembered; export a fresh one")
+        }
+        let newest = max(contents.created, (contents.items.map(\.stamp.wall) + contents.defaults.map(\.stamp.wall)).max() ?? 0)
+        guard newest <= now + Self.maximumClockSkewMillis else {
+            throw CredentialStorageError(.invalidBundle, "the bundle comes from a clock more than 24 hours ahead of this machine's; fix the clock there and export again")
+        }
+        return try mutate(origin: .syncImport, dryRun: dryRun) { mutation in
+            if let signer = contents.signer, signer != device.publicKey {
+                let index = mutation.keys.trustedKeyIndex(signer)
+                guard let sealed = try mutation.transaction.trustedDevice(keyIndex: index),
+                      mutation.keys.openTrustedKey(keyIndex: index, sealed: sealed) == signer
+                else {
+                    throw CredentialStorageError(.bundleNotForThisStore,
+                        "the bundle is signed by a device this store does not trust (\(DeviceIdentity.text(of: signer))); run `credstore device trust` with that key if it is yours")
+                }
+            }
+            try mutation.ledger.dropExpiredTombstones()
+            try mutation.receive(contents)
+            var report = ImportReport()
+            for item in contents.items {
+                switch try mutation.merge(item) {
+                case .added: report.added += 1
+                case .updated: report.updated += 1
+                case .removed: report.removed += 1
+                case .unchanged: report.unchanged += 1
+                }
+            }
+            for choice in contents.defaults { try mutation.merge(choice) }
+            return report
+        }
+    }
+
+    /// This store's device identity, created (in its own transaction) on first need.
+    func deviceIdentity() throws -> DeviceIdentity {
+        _ = try followRekey()
+        let keys = keys
+        if let sealed = try repository.read({ try $0.device() }) {
+            return DeviceIdentity(deviceID: sealed.deviceID, publicKey: sealed.publicKey, secretKey: try keys.openDeviceSecret(sealed))
+        }
+        return try repository.write { try SyncLedger(transaction: $0, keys: keys).device() }
+    }
+}

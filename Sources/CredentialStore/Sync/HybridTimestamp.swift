@@ -1,0 +1,45 @@
+/// A hybrid logical clock reading: wall milliseconds, a counter for events within one
+/// millisecond (or while the wall clock lags a remote one), and the device that made it.
+///
+/// Readings are totally ordered — wall, then counter, then device id — so last-writer-wins picks
+/// the same winner on every machine, whatever order bundles arrive in.
+struct HybridTimestamp: Hashable, Comparable, Sendable {
+    var wall: Int64
+    var counter: Int64
+    var device: [UInt8]
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        if lhs.wall != rhs.wall { return lhs.wall < rhs.wall }
+        if lhs.counter != rhs.counter { return lhs.counter < rhs.counter }
+        return lhs.device.lexicographicallyPrecedes(rhs.device)
+    }
+
+    func write(to writer: inout ByteWriter) {
+        writer.append(wall)
+        writer.append(counter)
+        writer.append(raw: device)
+    }
+
+    static func read(from reader: inout ByteReader) throws -> HybridTimestamp {
+        let wall = try reader.readInt64()
+        let counter = try reader.readInt64()
+        let device = Array(try reader.readRaw(count: DeviceIdentity.idBytes))
+        return HybridTimestamp(wall: wall, counter: counter, device: device)
+    }
+
+    /// The clock after a local event: the wall clock if it moved on, else one more tick.
+    static func tick(clock: (wall: Int64, counter: Int64), now: Int64) -> (wall: Int64, counter: Int64) {
+        now > clock.wall ? (now, 0) : (clock.wall, clock.counter + 1)
+    }
+
+    /// The clock after seeing `remote`: never behind it, so later local edits win over it.
+    static func receive(clock: (wall: Int64, counter: Int64), remote: HybridTimestamp, now: Int64) -> (wall: Int64, counter: Int64) {
+        let wall = max(now, clock.wall, remote.wall)
+        switch (wall == clock.wall, wall == remote.wall) {
+        case (true, true): return (wall, max(clock.counter, remote.counter) + 1)
+        case (true, false): return (wall, clock.counter + 1)
+        case (false, true): return (wall, remote.counter + 1)
+        case (false, false): return (wall, 0)
+        }
+    }
+}

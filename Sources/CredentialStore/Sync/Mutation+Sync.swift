@@ -1,0 +1,71 @@
+/// Applying what a bundle carries: last writer wins per item and per default choice.
+extension Mutation {
+    enum ItemOutcome {
+        case added, updated, removed, unchanged
+    }
+
+    /// Moves the clock past every reading of a bundle, once, so later local edits win over it.
+    func receive(_ contents: BundleContents) throws {
+        let stamps = contents.items.map(\.stamp) + contents.defaults.map(\.stamp)
+        if let newest = stamps.max() { try ledger.receive(newest) }
+    }
+
+    /// Merges one remote item. A local register at least as new wins; otherwise the remote state
+    /// replaces the local one. Imports never elect a default by themselves: defaults arrive as
+    /// their own registers, so every machine ends with the same choice.
+    mutating func merge(_ remote: BundleItem) throws -> ItemOutcome {
+        let ledger = ledger
+        let space = remote.space
+        let spaceIndex = keys.spaceIndex(space)
+        let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: remote.user)
+        if let local = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex), local.stamp >= remote.stamp { return .unchanged }
+        try ledger.record(
+            SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil),
+            spaceIndex: spaceIndex, userIndex: userIndex)
+        let row = try transaction.credential(space: spaceIndex, user: userIndex)
+
+        guard let password = remote.password else {
+            // A deletion removes only what sync put here: never a credential kept outside sync.
+            guard let row, row.persistence == .synchronizable else { return .unchanged }
+            try transaction.deleteCredential(space: spaceIndex, user: userIndex)
+            if try transaction.defaultChoice(space: spaceIndex)?.userIndex == userIndex {
+                try transaction.deleteDefaultChoice(space: spaceIndex)
+            }
+            log(.removed, space, remote.user, .synchronizable)
+            announce(.removed, space, remote.user, .synchronizable)
+            return .removed
+        }
+
+        let credential = Credential(user: remote.user, password: password, persistence: .synchronizable)
+        let stored = try row.map(keys.openCredential)
+        let sessionCredential = session[space].credentials[remote.user]
+        if stored == credential, sessionCredential == nil { return .unchanged }
+        if sessionCredential != nil { session.remove(user: remote.user, in: space) }
+        let now = Self.now()
+        try transaction.upsert(keys.seal(credential, in: space, spaceIndex: spaceIndex, created: row?.created ?? now, modified: now))
+        let existed = stored != nil || sessionCredential != nil
+        log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
+        announce(existed ? .updated : .added, space, remote.user, .synchronizable)
+        return existed ? .updated : .added
+    }
+
+    /// Merges one remote default choice; the pointer follows when the chosen user is here.
+    mutating func merge(_ remote: BundleDefault) throws {
+        let ledger = ledger
+        if let local = try ledger.defaultChoice(space: remote.space), local.stamp >= remote.stamp { return }
+        try ledger.record(SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp))
+
+        let spaceIndex = keys.spaceIndex(remote.space)
+        let current = try transaction.defaultChoice(space: spaceIndex)
+        guard let user = remote.user else {
+            if current != nil { try transaction.deleteDefaultChoice(space: spaceIndex) }
+            return
+        }
+        let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
+        guard current?.userIndex != userIndex, let row = try transaction.credential(space: spaceIndex, user: userIndex) else { return }
+        try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex))
+        if session[remote.space].defaultUser != nil { session.setDefault(nil, in: remote.space) }
+        log(.defaultChanged, remote.space, user, row.persistence)
+        announce(.defaultChanged, remote.space, user, row.persistence)
+    }
+}

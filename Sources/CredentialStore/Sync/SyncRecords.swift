@@ -1,0 +1,139 @@
+/// The last-writer-wins state of one synchronizable item: live (its password is in the
+/// credentials table) or deleted (a tombstone, kept 180 days so the deletion reaches every machine).
+struct SyncItemState: Hashable, Sendable {
+    var space: ProtectionSpace
+    var user: String
+    var stamp: HybridTimestamp
+    var deleted: Bool
+}
+
+/// The last-writer-wins default choice of one space; `user` nil means "no default".
+struct SyncDefaultState: Hashable, Sendable {
+    var space: ProtectionSpace
+    var user: String?
+    var stamp: HybridTimestamp
+}
+
+/// Sealing of the sync tables, bound like credential rows to their clear columns.
+extension StoreKeys {
+    private enum SyncField: UInt8 {
+        case item = 6, defaultChoice = 7, deviceSecret = 8, trustedKey = 9
+    }
+
+    private func itemAD(spaceIndex: [UInt8], userIndex: [UInt8], deleted: Bool, wall: Int64) -> [UInt8] {
+        var writer = ByteWriter(capacity: 56)
+        writer.append(SyncField.item.rawValue)
+        writer.append(raw: spaceIndex)
+        writer.append(raw: userIndex)
+        writer.append(UInt8(deleted ? 1 : 0))
+        writer.append(wall)
+        return writer.bytes
+    }
+
+    /// Seals an item register; pass the blind indexes when the caller already has them.
+    func seal(_ state: SyncItemState, spaceIndex knownSpaceIndex: [UInt8]? = nil, userIndex knownUserIndex: [UInt8]? = nil) -> SealedSyncItem {
+        let spaceIndex = knownSpaceIndex ?? spaceIndex(state.space)
+        let userIndex = knownUserIndex ?? userIndex(spaceIndex: spaceIndex, user: state.user)
+        var plain = ByteWriter(capacity: 128)
+        plain.append(raw: state.space.canonicalEncoding.lengthPrefixed)
+        plain.append(state.user)
+        state.stamp.write(to: &plain)
+        return SealedSyncItem(
+            spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: state.stamp.wall,
+            sealedState: seal(plain.bytes, ad: itemAD(spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: state.stamp.wall)))
+    }
+
+    func open(_ item: SealedSyncItem) throws -> SyncItemState {
+        let ad = itemAD(spaceIndex: item.spaceIndex, userIndex: item.userIndex, deleted: item.deleted, wall: item.wall)
+        let state = open(item.sealedState, ad: ad) { plain -> SyncItemState? in
+            var reader = ByteReader(plain)
+            do {
+                let state = SyncItemState(
+                    space: try reader.readLengthPrefixedSpace(), user: try reader.readString(),
+                    stamp: try HybridTimestamp.read(from: &reader), deleted: item.deleted)
+                try reader.expectEnd()
+                return state
+            } catch {
+                return nil
+            }
+        } ?? nil
+        guard let state, state.stamp.wall == item.wall, spaceIndex(state.space) == item.spaceIndex,
+              userIndex(spaceIndex: item.spaceIndex, user: state.user) == item.userIndex
+        else { throw Self.tampered }
+        return state
+    }
+
+    func seal(_ state: SyncDefaultState) -> SealedSyncDefault {
+        let spaceIndex = spaceIndex(state.space)
+        var plain = ByteWriter(capacity: 128)
+        plain.append(raw: state.space.canonicalEncoding.lengthPrefixed)
+        plain.append(optional: state.user)
+        state.stamp.write(to: &plain)
+        return SealedSyncDefault(spaceIndex: spaceIndex, sealedState: seal(plain.bytes, ad: [SyncField.defaultChoice.rawValue] + spaceIndex))
+    }
+
+    func open(_ choice: SealedSyncDefault) throws -> SyncDefaultState {
+        let state = open(choice.sealedState, ad: [SyncField.defaultChoice.rawValue] + choice.spaceIndex) { plain -> SyncDefaultState? in
+            // do/catch, not `try?`: a nil user ("no default") is a valid value, which `try?` would
+            // flatten into a failure.
+            var reader = ByteReader(plain)
+            do {
+                let state = SyncDefaultState(
+                    space: try reader.readLengthPrefixedSpace(), user: try reader.readOptionalString(),
+                    stamp: try HybridTimestamp.read(from: &reader))
+                try reader.expectEnd()
+                return state
+            } catch {
+                return nil
+            }
+        } ?? nil
+        guard let state, spaceIndex(state.space) == choice.spaceIndex else { throw Self.tampered }
+        return state
+    }
+
+    func sealDeviceSecret(_ secret: SecureBytes, deviceID: [UInt8], publicKey: [UInt8]) -> [UInt8] {
+        secret.withUnsafeBytes { raw in
+            var copy = Array(raw)
+            defer { Sodium.zero(&copy) }
+            return seal(copy, ad: [SyncField.deviceSecret.rawValue] + deviceID + publicKey)
+        }
+    }
+
+    func openDeviceSecret(_ device: SealedDevice) throws -> SecureBytes {
+        let secret = try open(device.sealedSecretKey, ad: [SyncField.deviceSecret.rawValue] + device.deviceID + device.publicKey) {
+            try SecureBytes(copying: $0)
+        }
+        guard let secret else { throw Self.tampered }
+        return secret
+    }
+
+    func trustedKeyIndex(_ publicKey: [UInt8]) -> [UInt8] {
+        blindIndex(trustedKeyLabel, publicKey)
+    }
+
+    func sealTrustedKey(_ publicKey: [UInt8]) -> [UInt8] {
+        seal(publicKey, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey))
+    }
+
+    func openTrustedKey(keyIndex: [UInt8], sealed: [UInt8]) -> [UInt8]? {
+        open(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex) { Array($0) } ?? nil
+    }
+}
+
+extension [UInt8] {
+    /// The bytes behind an 8-byte big-endian length, so they can sit among other fields.
+    var lengthPrefixed: [UInt8] {
+        var writer = ByteWriter(capacity: count + 8)
+        writer.append(Int64(count))
+        writer.append(raw: self)
+        return writer.bytes
+    }
+}
+
+extension ByteReader {
+    mutating func readLengthPrefixedSpace() throws -> ProtectionSpace {
+        let length = try readInt64()
+        guard length >= 0, length <= 1 << 16 else { throw Malformed() }
+        return try ProtectionSpace(canonicalEncoding: try readRaw(count: Int(length)))
+    }
+}
