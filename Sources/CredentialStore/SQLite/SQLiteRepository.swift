@@ -28,6 +28,7 @@ final class SQLiteRepository: CredentialRepository {
                 PRAGMA trusted_schema = OFF;
                 PRAGMA journal_size_limit = 0;
                 PRAGMA mmap_size = 268435456;
+                PRAGMA cache_size = -32768;
                 """)
         }
         queue = try Self.mapErrors { try DatabaseQueue(path: path, configuration: configuration) }
