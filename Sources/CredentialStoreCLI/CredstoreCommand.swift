@@ -1,11 +1,105 @@
 public import ArgumentParser
+import CredentialStore
 
-/// The `credstore` command: administers a credential store.
-public struct CredstoreCommand: ParsableCommand {
+/// The `credstore` command: administers an encrypted credential store from the shell.
+///
+/// The executable calls ``execute(_:)``; tests call it too, with their own ``Console`` bound.
+public struct CredstoreCommand: AsyncParsableCommand {
+    /// The command's name, help text, version and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "credstore",
-        abstract: "Administer a credstore credential store.",
-        version: "0.1.0")
+        abstract: "Store and look up passwords in an encrypted credential store.",
+        discussion: """
+            Every command takes --store PATH (env CREDSTORE_STORE), --key-file PATH \
+            (env CREDSTORE_KEY_FILE) and --json after its name. The default store is \
+            $XDG_DATA_HOME/credstore/credentials.db (~/.local/share/credstore/credentials.db), \
+            unlocked by store.key beside it; both are created on first use. A passphrase store \
+            takes its passphrase from CREDSTORE_PASSPHRASE or a prompt. Passwords are read from \
+            standard input or a no-echo prompt, never from the command line.
 
+            Exit status: 0 ok; 1 not found or nothing matched; 64 usage; 65 invalid input \
+            (a malformed URL, an ambiguous match); 74 I/O error or damaged store; 77 wrong key, \
+            tampering, or a store file open to others. See docs/cli.md.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            InitCommand.self,
+            AddCommand.self,
+            GetCommand.self,
+            ListCommand.self,
+            RemoveCommand.self,
+            DefaultCommand.self,
+            PasswdCommand.self,
+            RekeyCommand.self,
+            VerifyCommand.self,
+            WatchCommand.self,
+        ])
+
+    /// Creates the root command; ArgumentParser fills in what it parses.
     public init() {}
+
+    /// Runs `credstore` with `arguments` (without the program name) against ``Console/current``
+    /// and returns the exit status.
+    ///
+    /// Every failure ends as one line on the console's stderr, `credstore: <what happened; what
+    /// to do>`, and a sysexits status; help and version go to stdout with status 0.
+    public static func execute(_ arguments: [String]) async -> Int32 {
+        let console = Console.current
+        do {
+            // The common forms of `get`, on the hot path of scripts, skip ArgumentParser's start-up.
+            if let lookup = Lookup(quickParsing: arguments) {
+                try lookup.run(console)
+                return ExitCode.success.rawValue
+            }
+            var command = try await asyncParseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return ExitCode.success.rawValue
+        } catch {
+            return report(error, arguments: arguments, to: console)
+        }
+    }
+
+    /// Writes the one-line message for `error` and returns its exit status.
+    static func report(_ error: any Error, arguments: [String], to console: Console) -> Int32 {
+        let (status, message): (ExitCode, String)
+        switch error {
+        case let failure as CommandFailure:
+            (status, message) = (failure.exitCode, failure.message)
+        case let failure as CredentialStorageError:
+            (status, message) = (failure.code.exitCode, failure.message)
+        case let exit as ExitCode:
+            return exit.rawValue
+        default:
+            let parserStatus = exitCode(for: error)
+            if parserStatus == .success {
+                // --help, --version, --generate-completion-script.
+                console.output.write(fullMessage(for: error) + "\n")
+                return ExitCode.success.rawValue
+            }
+            if parserStatus == .validationFailure {
+                // Name the subcommand's help, so the hint leads straight to its options.
+                let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+                let help = arguments.first(where: names.contains).map { "credstore help \($0)" } ?? "credstore help"
+                (status, message) = (.usage, Self.message(for: error) + "; see `\(help)`")
+            } else {
+                // Not ours and not the parser's: a bug or an unmapped library error. Name its type
+                // and description (which carry no secret), and do not pretend it is a usage error.
+                (status, message) = (.ioError, "unexpected error: \(String(describing: error)); run `credstore verify`, and report it if it persists")
+            }
+        }
+        console.errors.write("credstore: \(oneLine(message))\n")
+        return status.rawValue
+    }
+
+    /// Joins a multi-line message into one line, as the error contract wants.
+    private static func oneLine(_ message: String) -> String {
+        message.split(whereSeparator: \.isNewline)
+            .map { $0.drop(while: \.isWhitespace) }
+            .filter { !$0.isEmpty }
+            .joined(separator: "; ")
+    }
 }

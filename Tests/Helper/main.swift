@@ -3,6 +3,7 @@
 //   credstore-test-helper set DB KEYFILE HOST USER [PERSISTENCE]   password read from stdin
 //   credstore-test-helper remove DB KEYFILE HOST USER
 //   credstore-test-helper fill DB KEYFILE PREFIX COUNT             sets PREFIX-0 … PREFIX-(COUNT-1)
+//   credstore-test-helper import DB KEYFILE BUNDLE                 imports a recipient-mode sync bundle
 import CredentialStore
 import Foundation
 
@@ -12,7 +13,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 5 else { fail("usage: credstore-test-helper set|remove|fill DB KEYFILE …") }
+guard arguments.count >= 5 else { fail("usage: credstore-test-helper set|remove|fill|import DB KEYFILE …") }
 let storage: CredentialStorage
 do {
     storage = try CredentialStorage(at: URL(fileURLWithPath: arguments[2]), key: .keyFile(URL(fileURLWithPath: arguments[3])))
@@ -36,6 +37,11 @@ do {
             let space = ProtectionSpace(host: "\(arguments[4])-\(index).example.com", port: 443, protocol: "https", realm: nil)
             try storage.set(Credential(user: "user", password: "pw-\(arguments[4])-\(index)", persistence: .permanent), for: space)
         }
+    case "import":
+        // Says when it starts merging, so a test can time a kill against the import itself.
+        FileHandle.standardOutput.write(Data("importing\n".utf8))
+        let report = try storage.importBundle(from: URL(fileURLWithPath: arguments[4]))
+        FileHandle.standardOutput.write(Data("imported \(report.added) \(report.updated) \(report.removed) \(report.unchanged)\n".utf8))
     default:
         fail("unknown command \(arguments[1])")
     }

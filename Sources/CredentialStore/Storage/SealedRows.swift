@@ -20,11 +20,14 @@ extension StoreKeys {
         return writer.bytes
     }
 
-    /// Seals `credential` as the row of (`space`, its user).
-    func seal(_ credential: Credential, in space: ProtectionSpace, spaceIndex: [UInt8], created: Int64, modified: Int64) -> SealedCredential {
+    /// Seals `credential` as the row of (`space`, its user); pass the user index when known.
+    func seal(
+        _ credential: Credential, in space: ProtectionSpace, spaceIndex: [UInt8], userIndex knownUserIndex: [UInt8]? = nil,
+        created: Int64, modified: Int64
+    ) -> SealedCredential {
         var row = SealedCredential(
             spaceIndex: spaceIndex,
-            userIndex: userIndex(spaceIndex: spaceIndex, user: credential.user),
+            userIndex: knownUserIndex ?? userIndex(spaceIndex: spaceIndex, user: credential.user),
             originIndex: originIndex(space),
             persistence: credential.persistence,
             created: created, modified: modified,
@@ -78,8 +81,8 @@ extension StoreKeys {
         [Field.defaultUser.rawValue] + spaceIndex + userIndex
     }
 
-    func sealDefault(user: String, spaceIndex: [UInt8]) -> SealedDefault {
-        let userIndex = userIndex(spaceIndex: spaceIndex, user: user)
+    func sealDefault(user: String, spaceIndex: [UInt8], userIndex knownUserIndex: [UInt8]? = nil) -> SealedDefault {
+        let userIndex = knownUserIndex ?? userIndex(spaceIndex: spaceIndex, user: user)
         return SealedDefault(
             spaceIndex: spaceIndex, userIndex: userIndex,
             sealedUser: seal(user, ad: defaultAD(spaceIndex: spaceIndex, userIndex: userIndex)))

@@ -155,15 +155,23 @@ extension CredentialStorage {
             try mutation.ledger.dropExpiredTombstones()
             try mutation.receive(contents)
             var report = ImportReport()
+            // A space's blind index is a keyed hash: compute it once per space, not per use.
+            var spaceIndexes: [ProtectionSpace: [UInt8]] = [:]
+            func spaceIndex(_ space: ProtectionSpace) -> [UInt8] {
+                if let known = spaceIndexes[space] { return known }
+                let index = mutation.keys.spaceIndex(space)
+                spaceIndexes[space] = index
+                return index
+            }
             for item in contents.items {
-                switch try mutation.merge(item) {
+                switch try mutation.merge(item, spaceIndex: spaceIndex(item.space)) {
                 case .added: report.added += 1
                 case .updated: report.updated += 1
                 case .removed: report.removed += 1
                 case .unchanged: report.unchanged += 1
                 }
             }
-            for choice in contents.defaults { try mutation.merge(choice) }
+            for choice in contents.defaults { try mutation.merge(choice, spaceIndex: spaceIndex(choice.space)) }
             return report
         }
     }

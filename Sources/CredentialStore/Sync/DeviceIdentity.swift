@@ -76,12 +76,12 @@ struct SyncLedger {
         try transaction.upsertSyncItem(keys.seal(state, spaceIndex: spaceIndex, userIndex: userIndex))
     }
 
-    func defaultChoice(space: ProtectionSpace) throws -> SyncDefaultState? {
-        try transaction.syncDefault(space: keys.spaceIndex(space)).map(keys.open)
+    func defaultChoice(spaceIndex: [UInt8]) throws -> SyncDefaultState? {
+        try transaction.syncDefault(space: spaceIndex).map(keys.open)
     }
 
-    func record(_ state: SyncDefaultState) throws {
-        try transaction.upsertSyncDefault(keys.seal(state))
+    func record(_ state: SyncDefaultState, spaceIndex: [UInt8]? = nil) throws {
+        try transaction.upsertSyncDefault(keys.seal(state, spaceIndex: spaceIndex))
     }
 
     /// How long a deletion is remembered, so that it reaches machines that sync rarely. A bundle

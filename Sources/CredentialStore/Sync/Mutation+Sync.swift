@@ -13,10 +13,11 @@ extension Mutation {
     /// Merges one remote item. A local register at least as new wins; otherwise the remote state
     /// replaces the local one. Imports never elect a default by themselves: defaults arrive as
     /// their own registers, so every machine ends with the same choice.
-    mutating func merge(_ remote: BundleItem) throws -> ItemOutcome {
+    ///
+    /// `spaceIndex` is the blind index of the item's space, which an import computes once per space.
+    mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8]) throws -> ItemOutcome {
         let ledger = ledger
         let space = remote.space
-        let spaceIndex = keys.spaceIndex(space)
         let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: remote.user)
         if let local = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex), local.stamp >= remote.stamp { return .unchanged }
         try ledger.record(
@@ -42,7 +43,8 @@ extension Mutation {
         if stored == credential, sessionCredential == nil { return .unchanged }
         if sessionCredential != nil { session.remove(user: remote.user, in: space) }
         let now = Self.now()
-        try transaction.upsert(keys.seal(credential, in: space, spaceIndex: spaceIndex, created: row?.created ?? now, modified: now))
+        try transaction.upsert(keys.seal(
+            credential, in: space, spaceIndex: spaceIndex, userIndex: userIndex, created: row?.created ?? now, modified: now))
         let existed = stored != nil || sessionCredential != nil
         log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
         announce(existed ? .updated : .added, space, remote.user, .synchronizable)
@@ -50,12 +52,11 @@ extension Mutation {
     }
 
     /// Merges one remote default choice; the pointer follows when the chosen user is here.
-    mutating func merge(_ remote: BundleDefault) throws {
+    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws {
         let ledger = ledger
-        if let local = try ledger.defaultChoice(space: remote.space), local.stamp >= remote.stamp { return }
-        try ledger.record(SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp))
+        if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return }
+        try ledger.record(SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp), spaceIndex: spaceIndex)
 
-        let spaceIndex = keys.spaceIndex(remote.space)
         let current = try transaction.defaultChoice(space: spaceIndex)
         guard let user = remote.user else {
             if current != nil { try transaction.deleteDefaultChoice(space: spaceIndex) }
@@ -63,7 +64,7 @@ extension Mutation {
         }
         let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
         guard current?.userIndex != userIndex, let row = try transaction.credential(space: spaceIndex, user: userIndex) else { return }
-        try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex))
+        try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
         if session[remote.space].defaultUser != nil { session.setDefault(nil, in: remote.space) }
         log(.defaultChanged, remote.space, user, row.persistence)
         announce(.defaultChanged, remote.space, user, row.persistence)

@@ -63,8 +63,8 @@ extension StoreKeys {
         return state
     }
 
-    func seal(_ state: SyncDefaultState) -> SealedSyncDefault {
-        let spaceIndex = spaceIndex(state.space)
+    func seal(_ state: SyncDefaultState, spaceIndex knownSpaceIndex: [UInt8]? = nil) -> SealedSyncDefault {
+        let spaceIndex = knownSpaceIndex ?? spaceIndex(state.space)
         var plain = ByteWriter(capacity: 128)
         plain.append(raw: state.space.canonicalEncoding.lengthPrefixed)
         plain.append(optional: state.user)

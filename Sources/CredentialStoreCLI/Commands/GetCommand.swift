@@ -1,0 +1,96 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+
+/// `credstore get URL [--user U]`: prints a password for scripts and tools.
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print the password for a URL.",
+        discussion: """
+            Prints the password alone and a newline. With --user, that user's credential in the \
+            exact space (URL, --realm, --method, --proxy). Without it, the default credential: \
+            the exact space's, else, when no --realm is given, the one space on the URL's \
+            scheme, host and port that has a default. Several such spaces are ambiguous (exit \
+            65): name the realm.
+            """)
+
+    @OptionGroup var space: SpaceOptions
+
+    @Option(help: "The user whose password to print (default: the space's default credential).")
+    var user: String?
+
+    @OptionGroup var global: GlobalOptions
+
+    /// What to look up, apart from how the command line said it.
+    var lookup: Lookup {
+        Lookup(space: space.request, user: user, store: global.store, keyFile: global.keyFile, json: global.json)
+    }
+
+    func run() throws {
+        try lookup.run(Console.current)
+    }
+}
+
+/// A `get`: the one command on the hot path of scripts and tools, so it can also be read from
+/// the command line without ArgumentParser (see ``Lookup/init(quickParsing:)``).
+struct Lookup: Equatable {
+    var space: SpaceRequest
+    var user: String?
+    var store: String?
+    var keyFile: String?
+    var json = false
+
+    func run(_ console: Console) throws {
+        let url = try space.parsedURL()
+        let exact = try space.protectionSpace()
+        let location = StoreLocation(store: store ?? console.variable("CREDSTORE_STORE"),
+                                     keyFile: keyFile ?? console.variable("CREDSTORE_KEY_FILE"),
+                                     environment: console.environment)
+        let missing = CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact)); add one with `credstore add \(space.url) --user NAME`")
+        let storage = try location.openExisting(console, orFail: missing)
+
+        let match: (space: ProtectionSpace, credential: Credential)
+        if let user {
+            guard let credential = try storage.credentials(for: exact)[user] else { throw missing }
+            match = (exact, credential)
+        } else if let credential = try storage.defaultCredential(for: exact) {
+            match = (exact, credential)
+        } else if !space.isExact, space.realm == nil, let credential = try Self.bestMatch(for: url, in: storage) {
+            match = (json ? try Self.originSpace(of: credential, near: exact, in: storage) : exact, credential)
+        } else {
+            throw missing
+        }
+
+        if json {
+            console.output.write(JSONValue.object([
+                ("user", .string(match.credential.user)),
+                ("password", .string(match.credential.password)),
+                ("space", Describe.spaceJSON(match.space)),
+            ]).rendered + "\n")
+        } else {
+            console.output.write(match.credential.password + "\n")
+        }
+    }
+
+    /// The library's best match, with its ambiguity message pointing at the flag that resolves it.
+    private static func bestMatch(for url: URL, in storage: CredentialStorage) throws -> Credential? {
+        do {
+            return try storage.defaultCredential(for: url)
+        } catch let error as CredentialStorageError where error.code == .ambiguousMatch {
+            throw CommandFailure(.dataError, "\(error.message) with --realm")
+        }
+    }
+
+    /// The space on the origin of `exact` whose default is `credential`.
+    ///
+    /// `defaultCredential(for: url)` does not say which realm answered; only `--json` needs it, so
+    /// only `--json` pays for this scan of the store's entries.
+    private static func originSpace(of credential: Credential, near exact: ProtectionSpace, in storage: CredentialStorage) throws -> ProtectionSpace {
+        let candidates = try storage.entries().filter {
+            $0.isDefault && $0.user == credential.user && $0.space != exact && $0.space.proxyType == nil
+                && $0.space.host == exact.host && $0.space.port == exact.port && $0.space.protocol == exact.protocol
+        }
+        return candidates.first?.space ?? exact
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import CredentialStore
+
+/// `credstore passwd`: changes the passphrase of a passphrase store.
+struct PasswdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd",
+        abstract: "Change the store's passphrase.",
+        discussion: """
+            The current passphrase comes from CREDSTORE_PASSPHRASE or a prompt, the new one from \
+            CREDSTORE_NEW_PASSPHRASE or typed twice at a prompt. The root key is rewrapped in one \
+            transaction: an interruption leaves the old passphrase or the new one working.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let console = Console.current
+        let location = global.location(in: console)
+        let storage = try location.openExisting(console, orFail: CommandFailure(.notFound, "there is no store at \(location.path); create one with `credstore init --passphrase`"))
+        guard storage.isPassphraseProtected else {
+            throw CommandFailure(.usage, "the store \(location.path) is unlocked by a key file, so it has no passphrase to change; keep the key file safe instead")
+        }
+        let newPassphrase = try console.readNewPassphrase(from: "CREDSTORE_NEW_PASSPHRASE", prompt: "New passphrase for \(location.path): ")
+        try storage.changePassphrase(to: newPassphrase)
+        if !global.json { console.output.write("Changed the passphrase of \(location.path)\n") }
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import CredentialStore
+
+/// `credstore verify`: decrypts every row and runs SQLite's integrity check.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check that every credential decrypts and the database is sound.",
+        discussion: """
+            Opens every credential and default choice against its blind indexes and runs SQLite's \
+            integrity check. Prints the report; exits 77 if a row fails authentication (altered \
+            outside credstore), 74 if only the database structure is damaged, 0 if all is sound.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    /// The prefix the library gives problems found by SQLite rather than by authentication.
+    private static let integrityPrefix = "SQLite integrity check"
+
+    func run() throws {
+        let console = Console.current
+        let location = global.location(in: console)
+        let storage = try location.openExisting(console, orFail: CommandFailure(.notFound, "there is no store at \(location.path); nothing to verify"))
+        let report = try storage.verify()
+
+        if global.json {
+            console.output.write(JSONValue.object([
+                ("store", .string(location.path)),
+                ("sound", .bool(report.isSound)),
+                ("credentialsChecked", .number(report.credentialsChecked)),
+                ("defaultsChecked", .number(report.defaultsChecked)),
+                ("problems", .array(report.problems.map { .string($0) })),
+            ]).rendered + "\n")
+        } else {
+            var text = "\(location.path): \(Describe.count(report.credentialsChecked, "credential")) and \(Describe.count(report.defaultsChecked, "default")) decrypted and checked\n"
+            for problem in report.problems { text += "problem: \(problem)\n" }
+            if report.isSound { text += "No problems found\n" }
+            console.output.write(text)
+        }
+
+        guard report.isSound else {
+            let tampered = report.problems.contains { !$0.hasPrefix(Self.integrityPrefix) }
+            let count = Describe.count(report.problems.count, "problem")
+            throw CommandFailure(tampered ? .noPermission : .ioError, tampered
+                ? "\(count) in \(location.path): rows fail authentication (altered outside credstore); restore the store from a backup"
+                : "\(count) in \(location.path): the database structure is damaged; restore the store from a backup")
+        }
+    }
+}

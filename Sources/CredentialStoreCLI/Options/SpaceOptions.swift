@@ -1,0 +1,108 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+
+/// The URL and options that name a protection space: `URL [--realm R] [--method M] [--proxy T]`.
+struct SpaceOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The server's URL, such as https://api.example.com (for a proxy, its host and port).", valueName: "url"))
+    var url: String
+
+    @Option(help: "The realm the server names in its challenge; compared exactly.")
+    var realm: String?
+
+    @Option(help: "The authentication method.")
+    var method: MethodName?
+
+    @Option(help: "A proxy space of this type rather than a server space: the URL gives the proxy's host and port.")
+    var proxy: ProxyName?
+
+    /// The space these options name, as a plain value.
+    var request: SpaceRequest {
+        SpaceRequest(url: url, realm: realm, method: method, proxy: proxy)
+    }
+
+    /// The exact space these options name.
+    func protectionSpace() throws -> ProtectionSpace {
+        try request.protectionSpace()
+    }
+}
+
+/// A protection space as the command line names it: a URL, and maybe a realm, method, proxy type.
+struct SpaceRequest: Equatable {
+    var url: String
+    var realm: String?
+    var method: MethodName?
+    var proxy: ProxyName?
+
+    /// Whether the options name one exact space rather than a request URL to match.
+    var isExact: Bool { method != nil || proxy != nil }
+
+    /// The URL, checked: a scheme, a host, and no password.
+    ///
+    /// - Throws: a data error (65) for anything else; a URL cannot be fixed by other flags.
+    func parsedURL() throws -> URL {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme, !scheme.isEmpty,
+              let host = parsed.host, !host.isEmpty else {
+            // A bare host name most likely wants the https scheme in front.
+            let bare = !url.contains("://") && !url.isEmpty && !url.contains(where: { $0.isWhitespace || $0 == "/" })
+            let example = bare ? "https://\(url)" : "https://api.example.com"
+            throw CommandFailure(.dataError, "\(String(reflecting: url)) is not a URL with a host; give a URL such as \(example)")
+        }
+        guard parsed.password == nil else {
+            // Its words are in the shell's history and in ps by now; say so, but do not repeat them.
+            throw CommandFailure(.dataError, "the URL carries a password, and secrets never come from the command line; give the URL without it (the password is read from standard input or a prompt)")
+        }
+        return parsed
+    }
+
+    /// The exact space the options name.
+    func protectionSpace() throws -> ProtectionSpace {
+        let parsed = try parsedURL()
+        if let proxy {
+            return ProtectionSpace(proxyHost: parsed.host!, port: parsed.port ?? 0, type: proxy.proxyType,
+                                   realm: realm, authenticationMethod: method?.authenticationMethod)
+        }
+        return try ProtectionSpace(url: parsed, realm: realm, authenticationMethod: method?.authenticationMethod)
+    }
+}
+
+/// The `--method` words.
+enum MethodName: String, CaseIterable, ExpressibleByArgument {
+    case basic, digest, ntlm, negotiate, form, `default`
+
+    var authenticationMethod: AuthenticationMethod {
+        switch self {
+        case .basic: .httpBasic
+        case .digest: .httpDigest
+        case .ntlm: .ntlm
+        case .negotiate: .negotiate
+        case .form: .htmlForm
+        case .default: .default
+        }
+    }
+}
+
+/// The `--proxy` words.
+enum ProxyName: String, CaseIterable, ExpressibleByArgument {
+    case http, https, socks
+
+    var proxyType: ProxyType {
+        switch self {
+        case .http: .http
+        case .https: .https
+        case .socks: .socks
+        }
+    }
+}
+
+/// The `--persistence` words: the tiers that outlive the `credstore` process.
+enum PersistenceName: String, CaseIterable, ExpressibleByArgument {
+    case permanent, synchronizable
+
+    var persistence: Persistence {
+        switch self {
+        case .permanent: .permanent
+        case .synchronizable: .synchronizable
+        }
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Somewhere a command writes text: standard output, standard error, or a test's buffer.
+public protocol TextOutput: Sendable {
+    /// Writes `text` at once (no buffering), so a line is visible as soon as it is written.
+    func write(_ text: String)
+}
+
+/// Where secrets come from: standard input or a no-echo prompt on the terminal.
+public protocol SecretInput: Sendable {
+    /// Whether standard input is a terminal, so that a secret is asked for at a prompt.
+    var isTerminal: Bool { get }
+    /// Reads one line of standard input without its newline; nil at end of input.
+    func readLine() throws -> String?
+    /// Shows `prompt` on the terminal and reads one line without echoing it; nil at end of input.
+    func readSecret(prompt: String) throws -> String?
+}
+
+/// What a command talks to: the environment, its output streams and its secret input.
+///
+/// Commands read ``current`` rather than the process's globals, so tests run them in-process with
+/// their own environment and buffers.
+public struct Console: Sendable {
+    /// The environment variables (`CREDSTORE_STORE`, `CREDSTORE_PASSPHRASE`, `XDG_DATA_HOME` …).
+    public var environment: [String: String]
+    /// Standard output: results.
+    public var output: any TextOutput
+    /// Standard error: the one-line error, prompts' companions, status lines.
+    public var errors: any TextOutput
+    /// Standard input and the terminal, for passwords and passphrases.
+    public var secrets: any SecretInput
+
+    /// Creates a console.
+    public init(environment: [String: String], output: any TextOutput, errors: any TextOutput, secrets: any SecretInput) {
+        self.environment = environment
+        self.output = output
+        self.errors = errors
+        self.secrets = secrets
+    }
+
+    /// The process's own environment, standard streams and terminal.
+    public static var standard: Console {
+        Console(
+            environment: processEnvironment(),
+            output: FileDescriptorOutput(fileDescriptor: 1),
+            errors: FileDescriptorOutput(fileDescriptor: 2),
+            secrets: TerminalInput())
+    }
+
+    /// The console commands run against; bind another with `Console.$current.withValue(_:operation:)`.
+    @TaskLocal public static var current: Console = .standard
+
+    /// The process's environment, read from `environ`: `ProcessInfo` would first start
+    /// Foundation's CoreFoundation layer, a third of a millisecond that `credstore get` needs for
+    /// nothing else.
+    private static func processEnvironment() -> [String: String] {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let separator = text.firstIndex(of: "=") {
+                variables[String(text[..<separator])] = String(text[text.index(after: separator)...])
+            }
+            entry += 1
+        }
+        return variables
+    }
+
+    /// The value of environment variable `name`, treating an empty value as unset.
+    func variable(_ name: String) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+}

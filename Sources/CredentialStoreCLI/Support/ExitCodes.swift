@@ -1,0 +1,51 @@
+public import ArgumentParser
+import CredentialStore
+
+/// The exit statuses of `credstore`, from sysexits(3), as SPEC §5 lists them.
+extension ExitCode {
+    /// Nothing matched: no such credential, no such store.
+    public static let notFound = ExitCode(1)
+    /// The command line is wrong, or lacks a flag this case requires (EX_USAGE).
+    public static let usage = ExitCode(64)
+    /// The input is not valid data: a malformed URL, an empty password, an ambiguous match (EX_DATAERR).
+    public static let dataError = ExitCode(65)
+    /// A store file could not be read or written, or is damaged (EX_IOERR).
+    public static let ioError = ExitCode(74)
+    /// The key does not unlock the store, a row was tampered with, or a file is open to others (EX_NOPERM).
+    public static let noPermission = ExitCode(77)
+}
+
+extension CredentialStorageError.Code {
+    /// The exit status a command ends with when the library throws this code.
+    ///
+    /// `ambiguousMatch` is a data error (65), not "nothing matched" (1): a script that reads 1 as
+    /// "no credential yet" would ask for a password and add one more credential, while the fix is
+    /// to name the realm. `synchronizableRemovalNeedsOption` is a usage error (64): the command
+    /// needs `--synchronizable` to go ahead.
+    var exitCode: ExitCode {
+        switch self {
+        case .notFound: .notFound
+        case .synchronizableRemovalNeedsOption: .usage
+        case .invalidProtectionSpace, .invalidInput, .invalidBundle, .ambiguousMatch: .dataError
+        case .wrongKey, .tamperDetected, .permissionsTooOpen, .bundleNotForThisStore: .noPermission
+        case .corrupt, .io, .unsupportedFormatVersion: .ioError
+        default: .ioError
+        }
+    }
+}
+
+/// A failure a command reports in one line on stderr before it exits with `exitCode`.
+///
+/// Commands throw it for what the library does not know about (a malformed URL, a missing
+/// passphrase, nothing matched); the message says what happened and what to do, never a secret.
+struct CommandFailure: Error, CustomStringConvertible {
+    var exitCode: ExitCode
+    var message: String
+
+    init(_ exitCode: ExitCode, _ message: String) {
+        self.exitCode = exitCode
+        self.message = message
+    }
+
+    var description: String { message }
+}

@@ -1,0 +1,164 @@
+import CredentialStore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A JSON value with its keys in the order docs/cli.md lists them.
+///
+/// Written by hand rather than with `JSONEncoder`: the key order is part of the documented output,
+/// and `credstore get --json` should not pay for an encoder's start-up.
+enum JSONValue {
+    case string(String)
+    case number(Int)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    /// An optional string, `null` when absent.
+    static func string(_ text: String?) -> JSONValue {
+        text.map { .string($0) } ?? .null
+    }
+
+    /// The value on one line, without spaces.
+    var rendered: String {
+        var text = ""
+        render(into: &text)
+        return text
+    }
+
+    private func render(into text: inout String) {
+        switch self {
+        case .string(let value):
+            Self.quote(value, into: &text)
+        case .number(let value):
+            text += String(value)
+        case .bool(let value):
+            text += value ? "true" : "false"
+        case .null:
+            text += "null"
+        case .array(let values):
+            text += "["
+            for (position, value) in values.enumerated() {
+                if position > 0 { text += "," }
+                value.render(into: &text)
+            }
+            text += "]"
+        case .object(let members):
+            text += "{"
+            for (position, (key, value)) in members.enumerated() {
+                if position > 0 { text += "," }
+                Self.quote(key, into: &text)
+                text += ":"
+                value.render(into: &text)
+            }
+            text += "}"
+        }
+    }
+
+    /// RFC 8259 string escaping; everything else is written as UTF-8.
+    private static func quote(_ value: String, into text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case "\u{08}": text += "\\b"
+            case "\u{0C}": text += "\\f"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}":
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+}
+
+/// The words the CLI uses for spaces, methods, tiers and dates, in tables and JSON alike.
+enum Describe {
+    /// The `--method` word for a method (`basic`, `digest` …), or Foundation's name for others.
+    static func method(_ method: AuthenticationMethod) -> String {
+        MethodName.allCases.first { $0.authenticationMethod == method }?.rawValue ?? method.rawValue
+    }
+
+    /// `https://api.example.com:443`, or `proxy http://proxy.example.com:3128`, with the realm.
+    static func space(_ space: ProtectionSpace) -> String {
+        let host = space.host.contains(":") ? "[\(space.host)]" : space.host
+        var text = space.proxyType.map { "proxy \($0.rawValue)://" } ?? "\(space.protocol ?? "unknown")://"
+        text += "\(host):\(space.port)"
+        if let realm = space.realm { text += " realm \(String(reflecting: realm))" }
+        if space.authenticationMethod != .default { text += " (\(method(space.authenticationMethod)))" }
+        return text
+    }
+
+    /// The `space` object of the JSON outputs.
+    static func spaceJSON(_ space: ProtectionSpace) -> JSONValue {
+        .object([
+            ("host", .string(space.host)),
+            ("port", .number(space.port)),
+            ("protocol", .string(space.protocol)),
+            ("realm", .string(space.realm)),
+            ("method", .string(method(space.authenticationMethod))),
+            ("proxyType", .string(space.proxyType?.rawValue)),
+        ])
+    }
+
+    /// "1 credential", "2 credentials".
+    static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+
+    /// ISO 8601 in UTC to the second, e.g. `2025-01-31T09:30:00Z`.
+    static func timestamp(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1))-\(pad(Int(parts.tm_mday)))"
+            + "T\(pad(Int(parts.tm_hour))):\(pad(Int(parts.tm_min))):\(pad(Int(parts.tm_sec)))Z"
+    }
+
+    private static func pad(_ value: Int, _ width: Int = 2) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    /// Text for a table cell: control characters shown escaped, so a realm or user name with a
+    /// line break or tab cannot break the table's lines.
+    static func cell(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        return String(text.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
+        }.joined())
+    }
+}
+
+/// Columns aligned with two spaces between them, no trailing blanks.
+struct Table {
+    var header: [String]
+    var rows: [[String]] = []
+
+    var rendered: String {
+        let cells = ([header] + rows).map { $0.map(Describe.cell) }
+        var widths = [Int](repeating: 0, count: header.count)
+        for row in cells {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        var text = ""
+        for row in cells {
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                line += cell
+                if column < row.count - 1 { line += String(repeating: " ", count: widths[column] - cell.count + 2) }
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            text += line + "\n"
+        }
+        return text
+    }
+}

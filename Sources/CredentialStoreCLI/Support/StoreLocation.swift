@@ -1,0 +1,103 @@
+import CredentialStore
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the store and its key file are, and how to open them as SPEC §5 says: with the key file
+/// by default, with a passphrase when the store's header says so.
+struct StoreLocation {
+    /// The database file.
+    var databaseURL: URL
+    /// The key file: `--key-file`, `CREDSTORE_KEY_FILE`, or `store.key` beside the database.
+    var keyFileURL: URL
+
+    init(store: String?, keyFile: String?, environment: [String: String]) {
+        databaseURL = store.map { URL(fileURLWithPath: $0) } ?? CredentialStorage.defaultDatabaseURL(environment: environment)
+        keyFileURL = keyFile.map { URL(fileURLWithPath: $0) } ?? CredentialStorage.defaultKeyFileURL(forDatabase: databaseURL)
+    }
+
+    /// The database file's path, for messages.
+    var path: String { databaseURL.path }
+
+    /// Whether anything, even a dangling link (which opening then refuses), is at the store's path.
+    var storeExists: Bool { Self.exists(databaseURL) }
+
+    private static func exists(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+
+    /// Opens the store, creating a key-file store on first use.
+    func openOrCreate(_ console: Console) throws -> CredentialStorage {
+        if let storage = try openIfPresent(console) { return storage }
+        return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: Self.logger(console))
+    }
+
+    /// Opens an existing store; throws `failure` when there is none, rather than creating one as a
+    /// side effect of a command that only reads.
+    func openExisting(_ console: Console, orFail failure: @autoclosure () -> CommandFailure) throws -> CredentialStorage {
+        guard let storage = try openIfPresent(console) else { throw failure() }
+        return storage
+    }
+
+    /// The existing store, opened; nil when there is none.
+    ///
+    /// A key-file store opens on the first try, without reading its header twice (this is the path
+    /// of `credstore get`); a store that turns out to be locked by a passphrase is opened with
+    /// `CREDSTORE_PASSPHRASE` or a prompt.
+    func openIfPresent(_ console: Console) throws -> CredentialStorage? {
+        guard storeExists else { return nil }
+        let logger = Self.logger(console)
+        do {
+            if Self.exists(keyFileURL) {
+                do {
+                    return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger)
+                } catch let error as CredentialStorageError where error.code == .wrongKey {
+                    guard try CredentialStorage.protection(ofStoreAt: databaseURL) == .passphrase else { throw error }
+                }
+            } else if try CredentialStorage.protection(ofStoreAt: databaseURL) != .passphrase {
+                // The library's error names the key file that is missing.
+                return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger)
+            }
+            return try openWithPassphrase(console, logger: logger)
+        } catch let error as CredentialStorageError where error.code == .notFound {
+            // The store is there but its key file is not: a key problem, not "nothing matched".
+            throw CommandFailure(.noPermission, error.message)
+        }
+    }
+
+    /// Opens a passphrase store with `CREDSTORE_PASSPHRASE`, else up to three prompts on a terminal.
+    private func openWithPassphrase(_ console: Console, logger: Logger) throws -> CredentialStorage {
+        if let passphrase = console.variable("CREDSTORE_PASSPHRASE") {
+            return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger)
+        }
+        guard console.secrets.isTerminal else {
+            throw CommandFailure(.noPermission, "the store \(path) is locked with a passphrase; set CREDSTORE_PASSPHRASE, or run credstore on a terminal to be asked for it")
+        }
+        var attempt = 1
+        while true {
+            guard let passphrase = try console.secrets.readSecret(prompt: "Passphrase for \(path): "), !passphrase.isEmpty else {
+                throw CommandFailure(.noPermission, "no passphrase was given; the store \(path) stays locked")
+            }
+            do {
+                return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger)
+            } catch CredentialStorageError.Code.wrongKey where attempt < 3 {
+                console.errors.write("credstore: that passphrase does not unlock \(path); try again\n")
+                attempt += 1
+            }
+        }
+    }
+
+    /// A logger that stays quiet: swift-log's default prints the library's info lines on stderr,
+    /// where a script expects nothing or one error line. `CREDSTORE_LOG_LEVEL` turns it on.
+    static func logger(_ console: Console) -> Logger {
+        guard let level = console.variable("CREDSTORE_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) else {
+            return Logger(label: "credstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        }
+        var logger = Logger(label: "credstore", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = level
+        return logger
+    }
+}

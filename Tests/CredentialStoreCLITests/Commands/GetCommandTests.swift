@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// `credstore get`: the password for a URL, for scripts.
+struct GetCommandTests {
+    @Test func nothingStoredExits1WithoutCreatingAStore() throws {
+        let sandbox = try Sandbox()
+        let got = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments)
+        #expect(got.status == 1)
+        #expect(got.stdout.isEmpty)
+        #expect(got.stderrIsOneErrorLine)
+        #expect(got.stderr.contains("credstore add https://api.example.com"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+    }
+
+    @Test func anUnknownUserExits1() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw")
+        let got = try sandbox.run(["get", "https://api.example.com", "--user", "mallory"] + sandbox.storeArguments)
+        #expect(got.status == 1)
+        #expect(got.stdout.isEmpty)
+        #expect(got.stderrIsOneErrorLine)
+        #expect(got.stderr.contains("mallory"))
+    }
+
+    @Test func userPicksThatUsersPassword() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-alice")
+        try sandbox.add("https://api.example.com", user: "bob", password: "pw-bob")
+        #expect(try sandbox.run(["get", "https://api.example.com", "--user", "bob"] + sandbox.storeArguments).stdout == "pw-bob\n")
+        #expect(try sandbox.run(["get", "https://api.example.com/some/path?q=1", "--user=bob", "--store=\(sandbox.store.path)"]).stdout == "pw-bob\n")
+    }
+
+    @Test func anAmbiguousMatchBetweenTwoRealmsExits65AndNamesThem() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-a", ["--realm", "Staff"])
+        try sandbox.add("https://api.example.com", user: "bob", password: "pw-b", ["--realm", "Guests"])
+
+        let got = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments)
+        #expect(got.status == 65)
+        #expect(got.stdout.isEmpty)
+        #expect(got.stderrIsOneErrorLine)
+        #expect(got.stderr.contains("\"Staff\"") && got.stderr.contains("\"Guests\""))
+        #expect(got.stderr.contains("--realm"))
+        #expect(!got.stderr.contains("pw-"))
+
+        #expect(try sandbox.run(["get", "https://api.example.com", "--realm", "Guests"] + sandbox.storeArguments).stdout == "pw-b\n")
+    }
+
+    @Test func withoutARealmTheOneRealmWithADefaultAnswers() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-a", ["--realm", "Staff"])
+        let got = try sandbox.run(["get", "https://api.example.com", "--json"] + sandbox.storeArguments)
+        #expect(got.status == 0)
+        let object = try jsonObject(got.stdout)
+        let space = try #require(object["space"] as? [String: Any])
+        #expect(space["realm"] as? String == "Staff")
+        // A realm that does not exist is not a best-match request: nothing matched.
+        #expect(try sandbox.run(["get", "https://api.example.com", "--realm", "Other"] + sandbox.storeArguments).status == 1)
+    }
+
+    @Test func jsonHasTheDocumentedSchema() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://API.example.com:8443", user: "alice", password: "p\"w\\\u{1}é", ["--method", "digest"])
+        let got = try sandbox.run(["get", "https://api.example.com:8443", "--method", "digest", "--json"] + sandbox.storeArguments)
+        #expect(got.status == 0)
+        #expect(got.stdout.hasSuffix("}\n") && got.stdout.filter { $0 == "\n" }.count == 1)
+        #expect(keyOrder(got.stdout[...]) == ["user", "password", "space"])
+
+        let object = try jsonObject(got.stdout)
+        #expect(object["user"] as? String == "alice")
+        #expect(object["password"] as? String == "p\"w\\\u{1}é")
+        let space = try #require(object["space"] as? [String: Any])
+        #expect(Set(space.keys) == ["host", "port", "protocol", "realm", "method", "proxyType"])
+        #expect(space["host"] as? String == "api.example.com")
+        #expect(space["port"] as? Int == 8443)
+        #expect(space["protocol"] as? String == "https")
+        #expect(space["realm"] is NSNull)
+        #expect(space["method"] as? String == "digest")
+        #expect(space["proxyType"] is NSNull)
+    }
+
+    @Test func globalOptionsComeFromTheEnvironmentToo() throws {
+        let sandbox = try Sandbox()
+        let keyFile = sandbox.root.appendingPathComponent("keys/my.key")
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw", ["--key-file", keyFile.path])
+        #expect(FileManager.default.fileExists(atPath: keyFile.path))
+
+        let environment = ["CREDSTORE_STORE": sandbox.store.path, "CREDSTORE_KEY_FILE": keyFile.path]
+        let got = try sandbox.run(["get", "https://api.example.com"], environment: environment)
+        #expect(got.stdout == "pw\n")
+        // The option wins over the environment.
+        let other = try sandbox.run(["get", "https://api.example.com", "--store", sandbox.root.appendingPathComponent("none.db").path], environment: environment)
+        #expect(other.status == 1)
+    }
+
+    @Test func aMalformedURLExits65() throws {
+        let sandbox = try Sandbox()
+        let got = try sandbox.run(["get", "example.com"] + sandbox.storeArguments)
+        #expect(got.status == 65)
+        #expect(got.stderr == "credstore: \"example.com\" is not a URL with a host; give a URL such as https://example.com\n")
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `credstore watch`: changes from other processes, as they happen.
+struct WatchCommandTests {
+    /// A running `credstore watch`, its output in files read while it runs.
+    final class Watcher {
+        let process = Process()
+        let output: URL
+        let errors: URL
+
+        init(_ sandbox: Sandbox, _ arguments: [String]) throws {
+            output = sandbox.root.appendingPathComponent("watch-out")
+            errors = sandbox.root.appendingPathComponent("watch-err")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.executableURL = Sandbox.binary
+            process.arguments = ["watch"] + arguments + sandbox.storeArguments
+            process.environment = sandbox.environment
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardError = try FileHandle(forWritingTo: errors)
+            try process.run()
+        }
+
+        deinit {
+            if process.isRunning {
+                process.interrupt()
+                process.waitUntilExit()
+            }
+        }
+
+        var lines: [String] {
+            String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+
+        var stderr: String {
+            String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self)
+        }
+
+        /// Waits until `condition` holds, up to `timeout` seconds.
+        func wait(timeout: Double = 10, until condition: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while !condition() {
+                guard Date() < deadline else { return false }
+                usleep(20_000)
+            }
+            return true
+        }
+    }
+
+    @Test func watchPrintsOtherProcessesChangesAsJSONLines() throws {
+        let sandbox = try Sandbox()
+        let watcher = try Watcher(sandbox, ["--json"])
+        #expect(watcher.wait { watcher.stderr.contains("watching") })
+
+        try sandbox.add("https://api.example.com", user: "alice", password: "first-secret")
+        try sandbox.add("https://api.example.com", user: "alice", password: "second-secret")
+        #expect(try sandbox.run(["remove", "https://api.example.com", "--user", "alice"] + sandbox.storeArguments).status == 0)
+
+        #expect(watcher.wait { watcher.lines.count >= 4 }, "watch printed: \(watcher.lines)")
+        let changes = try watcher.lines.map(jsonObject)
+        #expect(changes.map { $0["kind"] as? String } == ["added", "defaultChanged", "updated", "removed"])
+        for change in changes {
+            #expect(change["origin"] as? String == "otherProcess")
+            #expect(change["user"] as? String == "alice")
+            #expect(change["persistence"] as? String == "permanent")
+            let space = try #require(change["space"] as? [String: Any])
+            #expect(space["host"] as? String == "api.example.com")
+        }
+        #expect(keyOrder(watcher.lines[0][...]) == ["time", "kind", "origin", "user", "persistence", "space"])
+        #expect(!watcher.lines.joined().contains("secret"))
+    }
+
+    @Test func watchPrintsReadableLinesAndRunsHardened() throws {
+        let sandbox = try Sandbox()
+        let watcher = try Watcher(sandbox, [])
+        #expect(watcher.wait { watcher.stderr.contains("watching") })
+        try sandbox.add("https://api.example.com", user: "bob", password: "pw", ["--realm", "R"])
+        #expect(watcher.wait { watcher.lines.count >= 1 })
+        let line = try #require(watcher.lines.first)
+        #expect(line.contains("added https://api.example.com:443 realm \"R\" user bob (permanent, other process)"))
+
+        // No core dumps from a process that holds secrets.
+        let limits = try String(contentsOfFile: "/proc/\(watcher.process.processIdentifier)/limits", encoding: .utf8)
+        let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])
+    }
+}

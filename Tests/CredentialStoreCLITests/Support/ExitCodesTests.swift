@@ -1,0 +1,134 @@
+import ArgumentParser
+import CredentialStore
+@testable import CredentialStoreCLI
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The failures of SPEC §5's table: one line on stderr that says what to do, the sysexits status,
+/// no stack trace, no secret.
+struct ExitCodesTests {
+    @Test func aWrongPassphraseExits77() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.run(["init", "--passphrase"] + sandbox.storeArguments, environment: ["CREDSTORE_PASSPHRASE": "right one"]).status == 0)
+        let result = try sandbox.run(["list"] + sandbox.storeArguments, environment: ["CREDSTORE_PASSPHRASE": "wrong one"])
+        #expect(result.status == 77)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrIsOneErrorLine)
+        #expect(result.stderr.contains("passphrase"))
+        #expect(!result.stderr.contains("wrong one") && !result.stderr.contains("right one"))
+    }
+
+    @Test func theWrongKeyFileExits77() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw")
+        let otherKey = sandbox.root.appendingPathComponent("other/store.key")
+        #expect(try sandbox.run(["init", "--store", sandbox.root.appendingPathComponent("other/credentials.db").path]).status == 0)
+        let result = try sandbox.run(["get", "https://api.example.com", "--key-file", otherKey.path] + sandbox.storeArguments)
+        #expect(result.status == 77)
+        #expect(result.stderrIsOneErrorLine)
+    }
+
+    @Test func aMissingKeyFileExits77() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw")
+        try FileManager.default.removeItem(at: sandbox.store.deletingLastPathComponent().appendingPathComponent("store.key"))
+        let result = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments)
+        #expect(result.status == 77)
+        #expect(result.stderrIsOneErrorLine)
+        #expect(result.stderr.contains("store.key"))
+    }
+
+    @Test func aCorruptedStoreExits74() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw")
+        let handle = try FileHandle(forWritingTo: sandbox.store)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 100))
+        try handle.close()
+
+        for command in [["get", "https://api.example.com"], ["list"], ["verify"], ["add", "https://b.example.com", "--user", "bob"]] {
+            let result = try sandbox.run(command + sandbox.storeArguments, stdin: "pw\n")
+            #expect(result.status == 74, "\(command)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderrIsOneErrorLine, "\(result.stderr)")
+        }
+    }
+
+    @Test func aTamperedSecretExits77OnGet() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw")
+        try sandbox.sqlite("UPDATE credentials SET sealed_credential = zeroblob(length(sealed_credential))")
+        let result = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments)
+        #expect(result.status == 77)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrIsOneErrorLine)
+    }
+
+    @Test func aStoreReadableByOthersExits77() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw")
+        chmod(sandbox.store.path, 0o644)
+        let result = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments)
+        #expect(result.status == 77)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrIsOneErrorLine)
+        #expect(result.stderr.contains("chmod 600"))
+
+        chmod(sandbox.store.path, 0o600)
+        #expect(try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments).stdout == "pw\n")
+    }
+
+    @Test func aStoreThatIsASymbolicLinkExits77() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw")
+        let link = sandbox.root.appendingPathComponent("store/link.db")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: sandbox.store)
+        let result = try sandbox.run(["get", "https://api.example.com", "--store", link.path,
+                                      "--key-file", sandbox.store.deletingLastPathComponent().appendingPathComponent("store.key").path])
+        #expect(result.status == 77)
+        #expect(result.stderrIsOneErrorLine)
+    }
+
+    @Test func usageErrorsExit64InOneLine() throws {
+        let sandbox = try Sandbox()
+        for arguments in [["frobnicate"], ["get"], ["get", "https://a.example.com", "--bogus"], ["list", "extra"], ["get", "https://a.example.com", "--method", "telepathy"]] {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderrIsOneErrorLine, "\(result.stderr)")
+        }
+    }
+
+    @Test func helpAndVersionGoToStdoutWithStatus0() throws {
+        let sandbox = try Sandbox()
+        for arguments in [["--help"], ["help", "get"], ["get", "--help"], ["--version"]] {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 0, "\(arguments)")
+            #expect(!result.stdout.isEmpty)
+            #expect(result.stderr.isEmpty)
+        }
+    }
+
+    @Test func everyLibraryCodeMapsToASysexitsStatus() {
+        let expected: [(CredentialStorageError.Code, Int32)] = [
+            (.notFound, 1), (.synchronizableRemovalNeedsOption, 64), (.invalidProtectionSpace, 65), (.invalidInput, 65),
+            (.invalidBundle, 65), (.ambiguousMatch, 65), (.io, 74), (.corrupt, 74), (.unsupportedFormatVersion, 74),
+            (.wrongKey, 77), (.tamperDetected, 77), (.permissionsTooOpen, 77), (.bundleNotForThisStore, 77),
+        ]
+        for (code, status) in expected {
+            #expect(code.exitCode.rawValue == status, "\(code)")
+        }
+    }
+
+    @Test func anUnexpectedErrorIsOneLineWithStatus74() async {
+        struct Surprise: Error {}
+        let errors = CapturedText()
+        let console = Console(environment: [:], output: CapturedText(), errors: errors, secrets: ScriptedInput(terminal: false, lines: []))
+        let status = CredstoreCommand.report(Surprise(), arguments: [], to: console)
+        #expect(status == 74)
+        #expect(errors.value.hasPrefix("credstore: unexpected error: "))
+        #expect(errors.value.filter { $0 == "\n" }.count == 1)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one run of the `credstore` binary did.
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// The one-line error contract: `credstore: …`, one line, nothing else on stderr.
+    var stderrIsOneErrorLine: Bool {
+        stderr.hasPrefix("credstore: ") && stderr.hasSuffix("\n") && stderr.dropLast().allSatisfy { $0 != "\n" }
+    }
+}
+
+/// A temporary directory of its own for one test: a home, an XDG data folder and a store, so that
+/// nothing touches the real home. Runs the built `credstore` binary inside it.
+final class Sandbox {
+    /// The `credstore` built beside this test bundle.
+    static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("credstore")
+
+    let root: URL
+    /// `--store` for commands that name the store explicitly.
+    let store: URL
+    /// The child's environment: HOME and XDG_DATA_HOME inside the sandbox, nothing of ours.
+    var environment: [String: String]
+
+    init() throws {
+        root = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("credstore-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        store = root.appendingPathComponent("store/credentials.db")
+        environment = [
+            "PATH": "/usr/bin:/bin",
+            "HOME": root.appendingPathComponent("home").path,
+            "XDG_DATA_HOME": root.appendingPathComponent("data").path,
+            "LANG": "C.UTF-8",
+        ]
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// The store path of the embedded default (`$XDG_DATA_HOME/credstore/credentials.db`).
+    var defaultStore: URL { root.appendingPathComponent("data/credstore/credentials.db") }
+
+    /// `--store PATH` for `store`.
+    var storeArguments: [String] { ["--store", store.path] }
+
+    /// Runs `credstore arguments`, with `stdin` as its standard input (none: /dev/null).
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> RunResult {
+        let id = UUID().uuidString
+        let inputURL = root.appendingPathComponent("stdin-\(id)")
+        let outputURL = root.appendingPathComponent("stdout-\(id)")
+        let errorURL = root.appendingPathComponent("stderr-\(id)")
+        try Data((stdin ?? "").utf8).write(to: inputURL)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        defer {
+            for url in [inputURL, outputURL, errorURL] { try? FileManager.default.removeItem(at: url) }
+        }
+
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { _, new in new }
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : try FileHandle(forReadingFrom: inputURL)
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = try FileHandle(forWritingTo: errorURL)
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "credstore \(arguments) died of a signal")
+        return RunResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    }
+
+    /// `credstore add URL --user USER …` with the password on stdin; expects success.
+    func add(_ url: String, user: String, password: String, _ more: [String] = []) throws {
+        let result = try run(["add", url, "--user", user] + more + storeArguments, stdin: password + "\n")
+        #expect(result.status == 0, "add failed: \(result.stderr)")
+    }
+
+    /// Runs `sqlite3 DB SQL` on the store, as an attacker or a disk fault would change it.
+    func sqlite(_ sql: String, database: URL? = nil) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [(database ?? store).path, sql]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    /// The permission bits of `url`.
+    func mode(of url: URL) -> mode_t {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return 0 }
+        return info.st_mode & 0o777
+    }
+}
+
+/// Parses JSON output for assertions.
+func jsonObject(_ text: String) throws -> [String: Any] {
+    try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+}
+
+/// Parses a JSON array of objects for assertions.
+func jsonArray(_ text: String) throws -> [[String: Any]] {
+    try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+}
+
+/// The top-level keys of a one-line JSON object, in the order written.
+func keyOrder(_ json: Substring) -> [String] {
+    // Depth-1 keys: a quoted string directly after "{" or "," at nesting depth 1, followed by ":".
+    var keys: [String] = []
+    var depth = 0
+    var inString = false
+    var escaped = false
+    var current = ""
+    var expectingKey = false
+    for character in json {
+        if inString {
+            if escaped { escaped = false; current.append(character); continue }
+            if character == "\\" { escaped = true; continue }
+            if character == "\"" {
+                inString = false
+                if expectingKey, depth == 1 { keys.append(current) }
+                expectingKey = false
+                continue
+            }
+            current.append(character)
+            continue
+        }
+        switch character {
+        case "\"": inString = true; current = ""
+        case "{", "[": depth += 1; expectingKey = character == "{" && depth == 1
+        case "}", "]": depth -= 1
+        case ",": expectingKey = depth == 1
+        default: break
+        }
+    }
+    return keys
+}

@@ -1,0 +1,183 @@
+function __credstore_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __credstore_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __credstore_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __credstore_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __credstore_parse_tokens -S
+    set -l unparsed_tokens (__credstore_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'credstore'
+        __credstore_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'init'
+            __credstore_parse_subcommand 0 'passphrase' 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'add'
+            __credstore_parse_subcommand 1 'realm=' 'method=' 'proxy=' 'user=' 'persistence=' 'default' 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'get'
+            __credstore_parse_subcommand 1 'realm=' 'method=' 'proxy=' 'user=' 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'list'
+            __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'remove'
+            __credstore_parse_subcommand 1 'realm=' 'method=' 'proxy=' 'user=' 'synchronizable' 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'default'
+            __credstore_parse_subcommand 1 'realm=' 'method=' 'proxy=' 'user=' 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'passwd'
+            __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'rekey'
+            __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'verify'
+            __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'watch'
+            __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'help'
+            __credstore_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __credstore_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __credstore_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __credstore_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __credstore_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__credstore_tokens -p)
+    if test -z "$(__credstore_tokens -t)"
+        set -l index (count (__credstore_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'credstore' -f
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'init' -d 'Create a store.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'add' -d 'Store a credential.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'get' -d 'Print the password for a URL.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'list' -d 'List every stored credential, without passwords.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'remove' -d 'Remove a credential.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'default' -d 'Make a stored user the default of its space.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'passwd' -d 'Change the store\'s passphrase.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'rekey' -d 'Rotate the store\'s root key.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'verify' -d 'Check that every credential decrypts and the database is sound.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'watch' -d 'Print each change to the store as it happens.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" passphrase' -l 'passphrase' -d 'Lock the store with a passphrase rather than a key file.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" realm' -l 'realm' -d 'The realm the server names in its challenge; compared exactly.' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" method' -l 'method' -d 'The authentication method.' -rfka 'basic digest ntlm negotiate form default'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" proxy' -l 'proxy' -d 'A proxy space of this type rather than a server space: the URL gives the proxy\'s host and port.' -rfka 'http https socks'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" user' -l 'user' -d 'The user name.' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" persistence' -l 'persistence' -d 'Where the credential is kept: permanent (this machine) or synchronizable (also exported).' -rfka 'permanent synchronizable'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" default' -l 'default' -d 'Make this credential the default of its space.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore add" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" realm' -l 'realm' -d 'The realm the server names in its challenge; compared exactly.' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" method' -l 'method' -d 'The authentication method.' -rfka 'basic digest ntlm negotiate form default'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" proxy' -l 'proxy' -d 'A proxy space of this type rather than a server space: the URL gives the proxy\'s host and port.' -rfka 'http https socks'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" user' -l 'user' -d 'The user whose password to print (default: the space\'s default credential).' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore get" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore list" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore list" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore list" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore list" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" realm' -l 'realm' -d 'The realm the server names in its challenge; compared exactly.' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" method' -l 'method' -d 'The authentication method.' -rfka 'basic digest ntlm negotiate form default'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" proxy' -l 'proxy' -d 'A proxy space of this type rather than a server space: the URL gives the proxy\'s host and port.' -rfka 'http https socks'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" user' -l 'user' -d 'The user whose credential to remove.' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" synchronizable' -l 'synchronizable' -d 'Confirm the removal of a synchronizable credential, on every synced machine.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore remove" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" realm' -l 'realm' -d 'The realm the server names in its challenge; compared exactly.' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" method' -l 'method' -d 'The authentication method.' -rfka 'basic digest ntlm negotiate form default'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" proxy' -l 'proxy' -d 'A proxy space of this type rather than a server space: the URL gives the proxy\'s host and port.' -rfka 'http https socks'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" user' -l 'user' -d 'The user to make the default.' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore default" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore passwd" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore passwd" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore passwd" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore passwd" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore passwd" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore rekey" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore rekey" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore rekey" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore rekey" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore rekey" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore verify" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore verify" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore verify" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore verify" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore verify" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore watch" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore watch" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore watch" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore watch" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore watch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore help" version' -l 'version' -d 'Show the version.'
