@@ -206,9 +206,9 @@ enum BundleFormat {
         var signature: [UInt8]?
         var first = true
         while true {
-            guard reader.remaining >= 4 else {
-                throw passphraseFailure(mode: mode, first: first) ?? invalid("it ends before its final chunk: truncated")
-            }
+            // A missing chunk is truncation, whatever the mode: only a chunk that is there and does
+            // not open can mean a wrong passphrase.
+            guard reader.remaining >= 4 else { throw invalid("it ends before its final chunk: truncated") }
             let lengthBytes = Array(try reader.readRaw(count: 4))
             let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
             guard length <= maximumChunkBytes, reader.remaining >= length else {

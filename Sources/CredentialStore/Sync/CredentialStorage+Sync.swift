@@ -138,7 +138,11 @@ extension CredentialStorage {
         guard contents.created >= now - SyncLedger.tombstoneLifetimeMillis else {
             throw CredentialStorageError(.invalidBundle, "the bundle is older than 180 days, longer than deletions are remembered; export a fresh one")
         }
-        let newest = max(contents.created, (contents.items.map(\.stamp.wall) + contents.defaults.map(\.stamp.wall)).max() ?? 0)
+        let stamps = contents.items.map(\.stamp) + contents.defaults.map(\.stamp)
+        guard stamps.allSatisfy(\.isPlausible) else {
+            throw CredentialStorageError(.invalidBundle, "the bundle carries clock readings no working clock makes; it was altered or made by broken software")
+        }
+        let newest = max(contents.created, stamps.map(\.wall).max() ?? 0)
         guard newest <= now + Self.maximumClockSkewMillis else {
             throw CredentialStorageError(.invalidBundle, "the bundle comes from a clock more than 24 hours ahead of this machine's; fix the clock there and export again")
         }
@@ -163,15 +167,26 @@ extension CredentialStorage {
                 spaceIndexes[space] = index
                 return index
             }
+            var arrived: [ProtectionSpace: Set<String>] = [:]
             for item in contents.items {
                 switch try mutation.merge(item, spaceIndex: spaceIndex(item.space)) {
-                case .added: report.added += 1
-                case .updated: report.updated += 1
+                case .added: report.added += 1; arrived[item.space, default: []].insert(item.user)
+                case .updated: report.updated += 1; arrived[item.space, default: []].insert(item.user)
                 case .removed: report.removed += 1
                 case .unchanged: report.unchanged += 1
                 }
             }
-            for choice in contents.defaults { try mutation.merge(choice, spaceIndex: spaceIndex(choice.space)) }
+            var changedRegisters: Set<ProtectionSpace> = []
+            for choice in contents.defaults where try mutation.merge(choice, spaceIndex: spaceIndex(choice.space)) {
+                changedRegisters.insert(choice.space)
+            }
+            // Defaults settle last, once every item is in: a register may name a user that only
+            // this bundle (or an earlier one) brought, in any order.
+            for space in changedRegisters.union(arrived.keys) {
+                try mutation.settleDefault(
+                    of: space, spaceIndex: spaceIndex(space),
+                    registerChanged: changedRegisters.contains(space), arrived: arrived[space] ?? [])
+            }
             return report
         }
     }

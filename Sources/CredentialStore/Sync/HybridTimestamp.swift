@@ -14,6 +14,12 @@ struct HybridTimestamp: Hashable, Comparable, Sendable {
         return lhs.device.lexicographicallyPrecedes(rhs.device)
     }
 
+    /// Whether a reading from elsewhere is one a working clock could have made: counters stay far
+    /// from overflow (a hostile `Int64.max` would trap the next tick) and walls are not negative.
+    var isPlausible: Bool {
+        wall >= 0 && counter >= 0 && counter < 1 << 40 && device.count == DeviceIdentity.idBytes
+    }
+
     func write(to writer: inout ByteWriter) {
         writer.append(wall)
         writer.append(counter)

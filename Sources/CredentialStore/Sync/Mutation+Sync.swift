@@ -51,22 +51,40 @@ extension Mutation {
         return existed ? .updated : .added
     }
 
-    /// Merges one remote default choice; the pointer follows when the chosen user is here.
-    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws {
+    /// Merges one remote default choice's register; returns whether it replaced the local one.
+    /// ``settleDefault(of:spaceIndex:registerChanged:arrived:)`` then moves the pointer.
+    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws -> Bool {
         let ledger = ledger
-        if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return }
+        if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return false }
         try ledger.record(SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp), spaceIndex: spaceIndex)
+        return true
+    }
 
+    /// Points the space's default where its register says, once an import has merged everything:
+    /// at the named user when it is a synchronizable credential here, and nowhere (among
+    /// synchronizable users) otherwise. Whatever the order in which items and registers arrived,
+    /// every machine ends with the same default.
+    ///
+    /// Only what the import touched moves: a register it replaced, or the arrival of the user the
+    /// register names. A default chosen here outside sync (a permanent user) is never overridden.
+    mutating func settleDefault(of space: ProtectionSpace, spaceIndex: [UInt8], registerChanged: Bool, arrived: Set<String>) throws {
+        guard let register = try ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
+        guard registerChanged || register.user.map(arrived.contains) == true else { return }
         let current = try transaction.defaultChoice(space: spaceIndex)
-        guard let user = remote.user else {
-            if current != nil { try transaction.deleteDefaultChoice(space: spaceIndex) }
-            return
+        if let user = register.user {
+            let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
+            if let row = try transaction.credential(space: spaceIndex, user: userIndex), row.persistence == .synchronizable {
+                guard current?.userIndex != userIndex else { return }
+                try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
+                if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
+                log(.defaultChanged, space, user, row.persistence)
+                announce(.defaultChanged, space, user, row.persistence)
+                return
+            }
         }
-        let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
-        guard current?.userIndex != userIndex, let row = try transaction.credential(space: spaceIndex, user: userIndex) else { return }
-        try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
-        if session[remote.space].defaultUser != nil { session.setDefault(nil, in: remote.space) }
-        log(.defaultChanged, remote.space, user, row.persistence)
-        announce(.defaultChanged, remote.space, user, row.persistence)
+        // No synchronizable user to point at: clear a pointer at a synchronizable user.
+        if let current, try transaction.credential(space: spaceIndex, user: current.userIndex)?.persistence != .permanent {
+            try transaction.deleteDefaultChoice(space: spaceIndex)
+        }
     }
 }

@@ -303,13 +303,6 @@ import Testing
     private func reportStrayDefaults(_ collected: StrayDefaults) {
         let stray = collected.found.withLock { $0 }
         guard !stray.isEmpty else { return }
-        withKnownIssue("""
-            BUG: Mutation+Sync.swift — a store's default pointer does not follow its default register: \
-            merge(_: BundleDefault) records a newer register naming a user who is absent (or deleted) here but leaves \
-            the old pointer, and merge(_: BundleItem) never re-applies the register when that user arrives later, so \
-            after a full exchange stores with identical registers and credentials disagree on the default.
-            """, isIntermittent: true) {
-            Issue.record("\(stray.count) default pointers disagree with their register, e.g. \(stray.prefix(3))")
-        }
+        Issue.record("\(stray.count) default pointers disagree with their register, e.g. \(stray.prefix(3))")
     }
 }

@@ -325,14 +325,8 @@ import Testing
         let views = try all.map { try SyncView($0.storage, spaces: [space]) }
         #expect(views.allSatisfy { $0.spaces.first?.value.credentials == ["alice": "a", "bob": "b-again", "carol": "c"] })
         let defaults = try all.map { try $0.storage.defaultCredential(for: space)?.user }
-        withKnownIssue("""
-            BUG: Mutation+Sync.swift, merge(_: BundleDefault): when the register names a user absent here, it records \
-            the register but leaves the pointer (and merge(_: BundleItem) never re-applies it when the user arrives \
-            later), so the default pointer depends on import order: the stores disagree on the default.
-            """) {
-            #expect(views[0] == views[1] && views[1] == views[2], "\(views)")
-            #expect(defaults == ["bob", "bob", "bob"], "the newest choice, bob, is live everywhere")
-        }
+        #expect(views[0] == views[1] && views[1] == views[2], "\(views)")
+        #expect(defaults == ["bob", "bob", "bob"], "the newest choice, bob, is live everywhere")
     }
 
     // MARK: Clocks and age

@@ -339,12 +339,6 @@ import Testing
         // A changed salt derives another key: indistinguishable from a wrong passphrase, by design.
         try expectRefused(flipped(bytes, at: 12), .wrongKey, "a flipped salt byte", passphrase: "Tr0ub4dor&3-bundle")
         // With the right passphrase, a bundle that stops right after its header is plainly truncated.
-        withKnownIssue("""
-            BUG: Bundle.swift, BundleFormat.read: when no chunk at all follows the header, passphraseFailure(first: true) \
-            reports wrongKey ("the bundle passphrase is wrong") although the passphrase is right and the file is \
-            merely truncated; only a first chunk that is present but fails authentication is ambiguous.
-            """) {
-            try expectRefused(Array(bytes[0..<headerLength]), .invalidBundle, "cut right after the header", passphrase: "Tr0ub4dor&3-bundle")
-        }
+        try expectRefused(Array(bytes[0..<headerLength]), .invalidBundle, "cut right after the header", passphrase: "Tr0ub4dor&3-bundle")
     }
 }
