@@ -173,13 +173,13 @@ _credstore() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|add|get|list|remove|default|passwd|rekey|verify|watch|help)
+    init|add|get|list|remove|default|passwd|rekey|verify|watch|export|import|device|sync|help)
         # Offer subcommand argument completions
         "_credstore_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init add get list remove default passwd rekey verify watch help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init add get list remove default passwd rekey verify watch export import device sync help' -- "${cur}"))
         ;;
     esac
 }
@@ -439,6 +439,156 @@ _credstore_watch() {
         ;;
     '--key-file')
         __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_credstore_export() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--recipient)
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--recipient')
+        return
+        ;;
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_credstore_import() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_credstore_device() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __credstore_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    show|trust)
+        # Offer subcommand argument completions
+        "_credstore_device_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'show trust' -- "${cur}"))
+        ;;
+    esac
+}
+
+_credstore_device_show() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_credstore_device_trust() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_credstore_sync() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __credstore_add_completions -d
         return
         ;;
     esac

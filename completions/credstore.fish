@@ -42,6 +42,20 @@ function __credstore_parse_tokens -S
             __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
         case 'watch'
             __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'export'
+            __credstore_parse_subcommand 1 'recipient=+' 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'import'
+            __credstore_parse_subcommand 1 'dry-run' 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'device'
+            __credstore_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'show'
+                __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
+            case 'trust'
+                __credstore_parse_subcommand 1 'store=' 'key-file=' 'json' 'version' 'h/help'
+            end
+        case 'sync'
+            __credstore_parse_subcommand 1 'store=' 'key-file=' 'json' 'version' 'h/help'
         case 'help'
             __credstore_parse_subcommand -r 1 'version'
         end
@@ -109,6 +123,10 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional 
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'rekey' -d 'Rotate the store\'s root key.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'verify' -d 'Check that every credential decrypts and the database is sound.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'watch' -d 'Print each change to the store as it happens.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'export' -d 'Write the synchronizable credentials to an encrypted bundle file.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'import' -d 'Merge a bundle into the store (last writer wins per credential).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'device' -d 'Show this store\'s device key, or trust another device\'s.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'sync' -d 'Merge the other devices\' bundles from a shared folder, then write this store\'s.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" passphrase' -l 'passphrase' -d 'Lock the store with a passphrase rather than a key file.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
@@ -180,4 +198,38 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_op
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore watch" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore watch" version' -l 'version' -d 'Show the version.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore watch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore export" -eq 1' -F
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore export"' -l 'recipient' -d 'A device key (csdev1:…) that may open the bundle.' -rfka ''
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore export" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore export" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore export" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore export" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore export" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore import" -eq 1' -F
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" dry-run' -l 'dry-run' -d 'Report what would change, and change nothing.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore device" -eq 1' -fa 'show' -d 'Print this store\'s device id and public key (give the key to your other machines).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore device" -eq 1' -fa 'trust' -d 'Accept signed bundles from the device with this key.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore sync" -eq 1' -fa '(__credstore_complete_directories)'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore help" version' -l 'version' -d 'Show the version.'

@@ -33,6 +33,10 @@ public struct CredstoreCommand: AsyncParsableCommand {
             RekeyCommand.self,
             VerifyCommand.self,
             WatchCommand.self,
+            ExportCommand.self,
+            ImportCommand.self,
+            DeviceCommand.self,
+            SyncCommand.self,
         ])
 
     /// Creates the root command; ArgumentParser fills in what it parses.

@@ -1,0 +1,91 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+
+/// `credstore export FILE`: writes the synchronizable credentials to an encrypted bundle.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the synchronizable credentials to an encrypted bundle file.",
+        discussion: """
+            Only synchronizable credentials, their deletions and their default choices are written. \
+            With --recipient (repeatable), the bundle is sealed to those devices' keys (from \
+            `credstore device show` on each machine) and signed by this store's device key. \
+            Without it, the bundle is protected by a passphrase from CREDSTORE_BUNDLE_PASSPHRASE, \
+            or typed twice at a prompt.
+            """)
+
+    @Argument(help: ArgumentHelp("The bundle file to write (0600, replaced atomically).", valueName: "file"), completion: .file())
+    var file: String
+
+    @Option(name: .customLong("recipient"), help: ArgumentHelp("A device key (csdev1:…) that may open the bundle.", valueName: "key"))
+    var recipients: [String] = []
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let console = Console.current
+        let storage = try global.location(in: console).openOrCreate(console)
+        let protection: BundleProtection = recipients.isEmpty
+            ? .passphrase(try console.readNewPassphrase(from: "CREDSTORE_BUNDLE_PASSPHRASE", prompt: "Passphrase for the bundle: "))
+            : .recipients(recipients)
+        try storage.exportSynchronizable(to: URL(fileURLWithPath: file), protection: protection)
+        if global.json {
+            console.output.write(JSONValue.object([("file", .string(file))]).rendered + "\n")
+        } else {
+            console.output.write("Wrote \(file)\n")
+        }
+    }
+}
+
+/// `credstore import FILE`: merges a bundle into the store.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Merge a bundle into the store (last writer wins per credential).",
+        discussion: """
+            A passphrase bundle takes its passphrase from CREDSTORE_BUNDLE_PASSPHRASE or a prompt; \
+            a recipient bundle needs none, but must be signed by a device this store trusts \
+            (`credstore device trust`). A damaged, altered, truncated or foreign bundle is refused \
+            and the store is left unchanged. --dry-run reports what would change and changes nothing.
+            """)
+
+    @Argument(help: ArgumentHelp("The bundle file to merge.", valueName: "file"), completion: .file())
+    var file: String
+
+    @Flag(help: "Report what would change, and change nothing.")
+    var dryRun = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let console = Console.current
+        let storage = try global.location(in: console).openOrCreate(console)
+        let report = try Self.merge(URL(fileURLWithPath: file), into: storage, dryRun: dryRun, console: console)
+        console.output.write(global.json ? Self.json(report).rendered + "\n" : Self.text(report, dryRun: dryRun))
+    }
+
+    /// Imports, asking for a passphrase only when the bundle turns out to need one.
+    static func merge(_ url: URL, into storage: CredentialStorage, dryRun: Bool, console: Console) throws -> ImportReport {
+        let passphrase = console.variable("CREDSTORE_BUNDLE_PASSPHRASE")
+        do {
+            return try storage.importBundle(from: url, passphrase: passphrase, dryRun: dryRun)
+        } catch let error as CredentialStorageError where error.code == .invalidInput && passphrase == nil && console.secrets.isTerminal {
+            guard let typed = try console.secrets.readSecret(prompt: "Passphrase of the bundle: "), !typed.isEmpty else {
+                throw CommandFailure(.dataError, "no passphrase was typed; nothing was imported")
+            }
+            return try storage.importBundle(from: url, passphrase: typed, dryRun: dryRun)
+        }
+    }
+
+    static func json(_ report: ImportReport) -> JSONValue {
+        .object([
+            ("added", .number(report.added)), ("updated", .number(report.updated)),
+            ("removed", .number(report.removed)), ("unchanged", .number(report.unchanged)),
+        ])
+    }
+
+    static func text(_ report: ImportReport, dryRun: Bool) -> String {
+        "\(dryRun ? "Would change" : "Imported"): \(report.added) added, \(report.updated) updated, \(report.removed) removed, \(report.unchanged) unchanged\n"
+    }
+}
