@@ -67,6 +67,28 @@ public struct CredstoreCommand: AsyncParsableCommand {
         }
     }
 
+    /// Runs `credstore` with `arguments` on the calling thread, when the command needs no
+    /// concurrency (every command but `watch`); returns nil for one that does, which
+    /// ``execute(_:)`` then runs.
+    ///
+    /// Process start-up decides `credstore get`'s speed: entering the concurrency runtime costs
+    /// threads and a hand-off that a lookup has no use for.
+    public static func executeSynchronously(_ arguments: [String]) -> Int32? {
+        let console = Console.current
+        do {
+            if let lookup = Lookup(quickParsing: arguments) {
+                try lookup.run(console)
+                return ExitCode.success.rawValue
+            }
+            var command = try parseAsRoot(arguments)
+            if command is any AsyncParsableCommand { return nil }
+            try command.run()
+            return ExitCode.success.rawValue
+        } catch {
+            return report(error, arguments: arguments, to: console)
+        }
+    }
+
     /// Writes the one-line message for `error` and returns its exit status.
     static func report(_ error: any Error, arguments: [String], to console: Console) -> Int32 {
         let (status, message): (ExitCode, String)

@@ -98,12 +98,6 @@ public final class CredentialStorage: Sendable {
         hub.attach(self)
     }
 
-    deinit {
-        // Fold the WAL back into the database and truncate it, so old pages do not linger beside
-        // it; best effort, as another process may hold the store.
-        try? repository.checkpoint()
-    }
-
     // MARK: Storing
 
     /// Stores `credential` for `space` in the tier its persistence names.

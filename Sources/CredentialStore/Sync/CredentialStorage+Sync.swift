@@ -121,11 +121,15 @@ extension CredentialStorage {
     /// - Parameters:
     ///   - passphrase: the bundle's passphrase, for a passphrase bundle.
     ///   - dryRun: computes the report and changes nothing.
+    ///   - progress: called now and then with the items merged so far and the bundle's total,
+    ///     for a progress display; it runs inside the import's transaction, so keep it quick.
     /// - Throws: `invalidBundle` (damaged, altered, truncated, too old, or from a clock more than
     ///   24 h ahead), `bundleNotForThisStore` (another recipient, or an untrusted signer),
     ///   `wrongKey` (wrong passphrase) or `unsupportedFormatVersion`; the store is then unchanged.
     @discardableResult
-    public func importBundle(from url: URL, passphrase: String? = nil, dryRun: Bool = false) throws -> ImportReport {
+    public func importBundle(
+        from url: URL, passphrase: String? = nil, dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil
+    ) throws -> ImportReport {
         let bytes: [UInt8]
         do {
             bytes = [UInt8](try Data(contentsOf: url))
@@ -168,7 +172,8 @@ extension CredentialStorage {
                 return index
             }
             var arrived: [ProtectionSpace: Set<String>] = [:]
-            for item in contents.items {
+            for (position, item) in contents.items.enumerated() {
+                if let progress, position % 1024 == 0 { progress(position, contents.items.count) }
                 switch try mutation.merge(item, spaceIndex: spaceIndex(item.space)) {
                 case .added: report.added += 1; arrived[item.space, default: []].insert(item.user)
                 case .updated: report.updated += 1; arrived[item.space, default: []].insert(item.user)
@@ -176,6 +181,7 @@ extension CredentialStorage {
                 case .unchanged: report.unchanged += 1
                 }
             }
+            progress?(contents.items.count, contents.items.count)
             var changedRegisters: Set<ProtectionSpace> = []
             for choice in contents.defaults where try mutation.merge(choice, spaceIndex: spaceIndex(choice.space)) {
                 changedRegisters.insert(choice.space)

@@ -1,6 +1,9 @@
 import ArgumentParser
 import CredentialStore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `credstore export FILE`: writes the synchronizable credentials to an encrypted bundle.
 struct ExportCommand: ParsableCommand {
@@ -65,16 +68,31 @@ struct ImportCommand: ParsableCommand {
         console.output.write(global.json ? Self.json(report).rendered + "\n" : Self.text(report, dryRun: dryRun))
     }
 
-    /// Imports, asking for a passphrase only when the bundle turns out to need one.
+    /// Imports, asking for a passphrase only when the bundle turns out to need one, with a
+    /// progress line on stderr for large bundles when stderr is a terminal.
     static func merge(_ url: URL, into storage: CredentialStorage, dryRun: Bool, console: Console) throws -> ImportReport {
         let passphrase = console.variable("CREDSTORE_BUNDLE_PASSPHRASE")
+        let progress = isatty(STDERR_FILENO) == 1 ? Self.progressLine(console) : nil
+        defer { if progress != nil { console.errors.write("\r\u{1B}[K") } }
         do {
-            return try storage.importBundle(from: url, passphrase: passphrase, dryRun: dryRun)
+            return try storage.importBundle(from: url, passphrase: passphrase, dryRun: dryRun, progress: progress)
         } catch let error as CredentialStorageError where error.code == .invalidInput && passphrase == nil && console.secrets.isTerminal {
             guard let typed = try console.secrets.readSecret(prompt: "Passphrase of the bundle: "), !typed.isEmpty else {
                 throw CommandFailure(.dataError, "no passphrase was typed; nothing was imported")
             }
-            return try storage.importBundle(from: url, passphrase: typed, dryRun: dryRun)
+            return try storage.importBundle(from: url, passphrase: typed, dryRun: dryRun, progress: progress)
+        }
+    }
+
+    /// A bar redrawn in place: `importing [#########...........]  45%  45056/100000`, shown only
+    /// for bundles big enough to take a moment.
+    private static func progressLine(_ console: Console) -> (Int, Int) -> Void {
+        { done, total in
+            guard total >= 5000 else { return }
+            let width = 30
+            let filled = done * width / max(total, 1)
+            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+            console.errors.write("\rimporting [\(bar)] \(done * 100 / max(total, 1))%  \(done)/\(total)")
         }
     }
 

@@ -104,6 +104,12 @@ private enum EchoGuard {
 
     static func install(_ original: termios) {
         saved = original
+        // A parent may have spawned us with these signals blocked (threads of many runtimes block
+        // them); at a prompt, Ctrl-C must still end the process.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for signalNumber in signals { sigaddset(&unblock, signalNumber) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for signalNumber in signals {
             signal(signalNumber) { received in
                 tcsetattr(0, TCSANOW, &EchoGuard.saved)
