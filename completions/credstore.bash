@@ -173,13 +173,13 @@ _credstore() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|add|get|list|remove|default|passwd|rekey|verify|watch|export|import|device|sync|help)
+    init|add|get|list|remove|default|passwd|rekey|verify|watch|export|import|device|sync|git-credential|netrc|help)
         # Offer subcommand argument completions
         "_credstore_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init add get list remove default passwd rekey verify watch export import device sync help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init add get list remove default passwd rekey verify watch export import device sync git-credential netrc help' -- "${cur}"))
         ;;
     esac
 }
@@ -589,6 +589,105 @@ _credstore_sync() {
     case "${positional_number}" in
     1)
         __credstore_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_credstore_git-credential() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_credstore_netrc() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __credstore_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    import|export)
+        # Offer subcommand argument completions
+        "_credstore_netrc_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'import export' -- "${cur}"))
+        ;;
+    esac
+}
+
+_credstore_netrc_import() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_credstore_netrc_export() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __credstore_add_completions -f
         return
         ;;
     esac

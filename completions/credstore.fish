@@ -56,6 +56,16 @@ function __credstore_parse_tokens -S
             end
         case 'sync'
             __credstore_parse_subcommand 1 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'git-credential'
+            __credstore_parse_subcommand 1 'store=' 'key-file=' 'json' 'version' 'h/help'
+        case 'netrc'
+            __credstore_parse_subcommand 0 'version' 'h/help'
+            switch $unparsed_tokens[1]
+            case 'import'
+                __credstore_parse_subcommand 1 'store=' 'key-file=' 'json' 'version' 'h/help'
+            case 'export'
+                __credstore_parse_subcommand 1 'store=' 'key-file=' 'json' 'version' 'h/help'
+            end
         case 'help'
             __credstore_parse_subcommand -r 1 'version'
         end
@@ -127,6 +137,8 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional 
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'import' -d 'Merge a bundle into the store (last writer wins per credential).'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'device' -d 'Show this store\'s device key, or trust another device\'s.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'sync' -d 'Merge the other devices\' bundles from a shared folder, then write this store\'s.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'git-credential' -d 'A git credential helper: git runs it with get, store or erase.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'netrc' -d 'Import a netrc file, or export the store\'s web credentials as one.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" passphrase' -l 'passphrase' -d 'Lock the store with a passphrase rather than a key file.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
@@ -232,4 +244,25 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_op
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" version' -l 'version' -d 'Show the version.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore git-credential" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore git-credential" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore git-credential" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore git-credential" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore git-credential" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore netrc" -eq 1' -fa 'import' -d 'Store each machine\'s login and password as a permanent https credential.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore netrc" -eq 1' -fa 'export' -d 'Write the default http and https credentials as a netrc file (0600).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore netrc import" -eq 1' -F
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc import" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc import" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc import" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc import" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc import" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore netrc export" -eq 1' -F
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc export" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc export" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc export" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc export" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore netrc export" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore help" version' -l 'version' -d 'Show the version.'

@@ -37,6 +37,8 @@ public struct CredstoreCommand: AsyncParsableCommand {
             ImportCommand.self,
             DeviceCommand.self,
             SyncCommand.self,
+            GitCredentialCommand.self,
+            NetrcCommand.self,
         ])
 
     /// Creates the root command; ArgumentParser fills in what it parses.

@@ -1,0 +1,268 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+
+/// `credstore git-credential get|store|erase`: a git credential helper.
+///
+/// git runs the helper string with the action appended (`credstore git-credential get`), writes
+/// `key=value` lines on its standard input and, for `get`, reads `key=value` lines back. So the
+/// action is the last argument, options go before it, and nothing but protocol lines may ever reach
+/// standard output.
+struct GitCredentialCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "git-credential",
+        abstract: "A git credential helper: git runs it with get, store or erase.",
+        discussion: """
+            Set it up with `git config --global credential.helper "/usr/local/bin/credstore \
+            git-credential"`. git writes protocol, host, path, username, password, \
+            password_expiry_utc, oauth_refresh_token and wwwauth[] lines on standard input. With \
+            credential.useHttpPath, the path becomes the realm "git:PATH", so each repository \
+            has its own credential; otherwise a Basic or Digest realm in wwwauth[] picks the \
+            realm. An expired password is not returned. Exit 0 when nothing matched: git treats \
+            an empty answer as "ask someone else".
+            """)
+
+    @Argument(help: ArgumentHelp("What git asks: get, store or erase (others are ignored, as git's protocol wants).", valueName: "action"))
+    var action: String
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let console = Console.current
+        // git may add actions in future versions; a helper ignores those it does not know.
+        guard ["get", "store", "erase"].contains(action) else { return }
+        let request = try GitCredentialRequest.read(from: console.secrets)
+        guard let space = request.space else { return }
+        let location = global.location(in: console)
+        switch action {
+        case "get":
+            guard let storage = try location.openIfPresent(console),
+                  case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console) else { return }
+            if let expiry = extras.expiry, expiry <= Int64(Date().timeIntervalSince1970) { return }
+            var answer = "username=\(credential.user)\npassword=\(credential.password)\n"
+            if let expiry = extras.expiry { answer += "password_expiry_utc=\(expiry)\n" }
+            if let token = extras.refreshToken { answer += "oauth_refresh_token=\(token)\n" }
+            console.output.write(answer)
+        case "store":
+            try request.store(in: location.openOrCreate(console), space: space)
+        default:
+            guard let storage = try location.openIfPresent(console) else { return }
+            try request.erase(in: storage, space: space, console: console)
+        }
+    }
+}
+
+/// What git sent on standard input: one `key=value` per line, ended by a blank line or the end.
+struct GitCredentialRequest: Equatable {
+    var `protocol`: String?
+    var host: String?
+    var path: String?
+    var username: String?
+    var password: String?
+    var passwordExpiry: Int64?
+    var refreshToken: String?
+    var wwwAuthenticate: [String] = []
+
+    /// Reads the request; unknown keys (`capability[]`, `state[]`, `ephemeral` …) are ignored.
+    static func read(from input: any SecretInput) throws -> GitCredentialRequest {
+        var lines: [String] = []
+        while let line = try input.readLine(), !line.isEmpty { lines.append(line) }
+        return parse(lines)
+    }
+
+    /// Parses the lines of a request.
+    static func parse(_ lines: [String]) -> GitCredentialRequest {
+        var request = GitCredentialRequest()
+        for line in lines {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let value = String(line[line.index(after: equals)...])
+            switch line[..<equals] {
+            case "protocol": request.protocol = value
+            case "host": request.host = value
+            case "path": request.path = value
+            case "username": request.username = value
+            case "password": request.password = value
+            case "password_expiry_utc": request.passwordExpiry = Int64(value)
+            case "oauth_refresh_token": request.refreshToken = value
+            case "wwwauth[]":
+                // git sends an empty `wwwauth[]=` to reset the list.
+                if value.isEmpty { request.wwwAuthenticate.removeAll() } else { request.wwwAuthenticate.append(value) }
+            default: continue
+            }
+        }
+        return request
+    }
+
+    /// The realm the request names: `git:PATH` with useHttpPath (so each repository's credential
+    /// is its own), else the first Basic or Digest challenge's realm, else none.
+    var realm: String? {
+        if let path, !path.isEmpty { return "git:" + path }
+        return wwwAuthenticate.lazy.compactMap(Self.challengeRealm).first
+    }
+
+    /// The space to store under: protocol, host and port, and ``realm``; nil without a host.
+    var space: ProtectionSpace? {
+        guard let `protocol`, !`protocol`.isEmpty, let host, !host.isEmpty else { return nil }
+        var name = host
+        var port = 0
+        // `host` may carry a port: `example.com:8443` or `[::1]:8443`.
+        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]"),
+           host.hasPrefix("[") || host.firstIndex(of: ":") == colon,
+           let number = Int(host[host.index(after: colon)...]) {
+            name = String(host[..<colon])
+            port = number
+        }
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        let space = ProtectionSpace(host: name, port: port, protocol: `protocol`, realm: realm)
+        return space.host.isEmpty ? nil : space
+    }
+
+    /// The same space without a realm: a credential approved without a challenge serves any realm.
+    private func realmless(_ space: ProtectionSpace) -> ProtectionSpace {
+        ProtectionSpace(host: space.host, port: space.port, protocol: space.protocol, realm: nil)
+    }
+
+    /// The credential git should get, with the space it is stored in and its companion's values.
+    ///
+    /// The exact space first (and, for a challenge's realm, the realm-less space); without path
+    /// or challenge, the one space on the origin with a default (or with `username`).
+    func resolve(in storage: CredentialStorage, space: ProtectionSpace, console: Console)
+        throws -> (space: ProtectionSpace, credential: Credential, extras: GitCredentialExtras)? {
+        var candidates = [space]
+        if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
+        for candidate in candidates {
+            if let found = try lookUp(in: storage, space: candidate) {
+                return (candidate, found, try GitCredentialExtras.load(for: found.user, of: candidate, in: storage))
+            }
+        }
+        guard space.realm == nil else { return nil }
+        let spaces = Set(try storage.entries().filter { entry in
+            entry.space.proxyType == nil && entry.space.protocol == space.protocol && entry.space.host == space.host
+                && entry.space.port == space.port && (username.map { $0 == entry.user } ?? entry.isDefault)
+        }.map(\.space))
+        guard spaces.count <= 1 else {
+            // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
+            console.errors.write("credstore: \(space.host) has credentials in several realms; set credential.useHttpPath or remove the extra ones (see `credstore list`)\n")
+            return nil
+        }
+        guard let only = spaces.first, let found = try lookUp(in: storage, space: only) else { return nil }
+        return (only, found, try GitCredentialExtras.load(for: found.user, of: only, in: storage))
+    }
+
+    private func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> Credential? {
+        if let username { return try storage.credentials(for: space)[username] }
+        return try storage.defaultCredential(for: space)
+    }
+
+    /// Saves the credential as the space's default (git's latest approval wins) and its companion.
+    func store(in storage: CredentialStorage, space: ProtectionSpace) throws {
+        // git sends store only after a success, with both fields; anything less is not a credential.
+        guard let username, let password, !password.isEmpty else { return }
+        // A credential already shared with other machines stays shared.
+        let persistence: Persistence = try storage.credentials(for: space)[username]?.persistence == .synchronizable ? .synchronizable : .permanent
+        try storage.setDefaultCredential(Credential(user: username, password: password, persistence: persistence), for: space)
+        try GitCredentialExtras(expiry: passwordExpiry, refreshToken: refreshToken)
+            .save(for: username, of: space, persistence: persistence, in: storage)
+    }
+
+    /// Removes the matching credential and its companion.
+    ///
+    /// When git names the password (it does after a rejection), a credential whose password has
+    /// changed since is kept: another process stored a newer one.
+    func erase(in storage: CredentialStorage, space: ProtectionSpace, console: Console) throws {
+        guard case let (found, credential, _)? = try resolve(in: storage, space: space, console: console) else { return }
+        if let password, password != credential.password { return }
+        // git erases a credential the server refused: it is wrong on every machine.
+        try storage.remove(credential, for: found, options: .removeSynchronizable)
+        try GitCredentialExtras().save(for: credential.user, of: found, persistence: .permanent, in: storage)
+    }
+
+    /// The realm of a `Basic` or `Digest` challenge in one WWW-Authenticate value, if it names one.
+    ///
+    /// A small local parser: auth-schemes, `name=value` and `name="quoted \" value"` parameters,
+    /// commas between challenges; token68 credentials are skipped as harmless parameters.
+    static func challengeRealm(_ header: String) -> String? {
+        let characters = Array(header)
+        var index = 0
+        var scheme = ""
+        func skip(_ set: Set<Character>) { while index < characters.count, set.contains(characters[index]) { index += 1 } }
+        func token() -> String {
+            let start = index
+            while index < characters.count, !" \t,=\"".contains(characters[index]) { index += 1 }
+            return String(characters[start..<index])
+        }
+        while index < characters.count {
+            skip([" ", "\t", ","])
+            let word = token()
+            skip([" ", "\t"])
+            guard index < characters.count, characters[index] == "=" else {
+                if !word.isEmpty { scheme = word.lowercased() } else if index < characters.count { index += 1 }
+                continue
+            }
+            index += 1
+            skip([" ", "\t"])
+            var value = ""
+            if index < characters.count, characters[index] == "\"" {
+                index += 1
+                while index < characters.count, characters[index] != "\"" {
+                    if characters[index] == "\\", index + 1 < characters.count { index += 1 }
+                    value.append(characters[index])
+                    index += 1
+                }
+                index += 1
+            } else {
+                // A token value, or the `=` padding of a token68.
+                while index < characters.count, characters[index] == "=" { index += 1 }
+                value = token()
+            }
+            if word.lowercased() == "realm", scheme == "basic" || scheme == "digest" { return value }
+        }
+        return nil
+    }
+}
+
+/// What git keeps beside a password: its expiry and an OAuth refresh token.
+///
+/// They live in a companion credential: same host and port, protocol `git-credential-meta+PROTO`
+/// (a separate origin, so it never joins a best match), the same realm and user, and the values
+/// encoded in its password as `password_expiry_utc=…` and `oauth_refresh_token=…` lines.
+struct GitCredentialExtras: Equatable {
+    var expiry: Int64?
+    var refreshToken: String?
+
+    /// The companion space of `space`.
+    static func companion(of space: ProtectionSpace) -> ProtectionSpace {
+        ProtectionSpace(host: space.host, port: space.port, protocol: "git-credential-meta+" + (space.protocol ?? ""), realm: space.realm)
+    }
+
+    /// The values kept for `user` in `space`; none when there is no companion.
+    static func load(for user: String, of space: ProtectionSpace, in storage: CredentialStorage) throws -> GitCredentialExtras {
+        guard let stored = try storage.credentials(for: companion(of: space))[user] else { return GitCredentialExtras() }
+        var extras = GitCredentialExtras()
+        for line in stored.password.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let value = String(line[line.index(after: equals)...])
+            switch line[..<equals] {
+            case "password_expiry_utc": extras.expiry = Int64(value)
+            case "oauth_refresh_token": extras.refreshToken = value
+            default: continue
+            }
+        }
+        return extras
+    }
+
+    /// Stores the values for `user` in `space`, or removes the companion when there are none, so
+    /// that an old expiry never outlives the password it belonged to.
+    func save(for user: String, of space: ProtectionSpace, persistence: Persistence, in storage: CredentialStorage) throws {
+        var encoded = ""
+        if let expiry { encoded += "password_expiry_utc=\(expiry)\n" }
+        if let refreshToken { encoded += "oauth_refresh_token=\(refreshToken)\n" }
+        let space = Self.companion(of: space)
+        let credential = Credential(user: user, password: encoded, persistence: persistence)
+        if encoded.isEmpty {
+            try storage.remove(credential, for: space, options: .removeSynchronizable)
+        } else {
+            try storage.set(credential, for: space)
+        }
+    }
+}

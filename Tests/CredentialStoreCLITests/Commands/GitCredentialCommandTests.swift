@@ -1,0 +1,163 @@
+@testable import CredentialStoreCLI
+import Foundation
+import Testing
+
+/// Runs another program (git, curl) with `stdin`, in the sandbox's environment plus `extra`.
+func runProgram(_ path: String, _ arguments: [String], stdin: String = "", in sandbox: Sandbox,
+                environment extra: [String: String] = [:]) throws -> RunResult {
+    let id = UUID().uuidString
+    let inputURL = sandbox.root.appendingPathComponent("in-\(id)")
+    let outputURL = sandbox.root.appendingPathComponent("out-\(id)")
+    let errorURL = sandbox.root.appendingPathComponent("err-\(id)")
+    try Data(stdin.utf8).write(to: inputURL)
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    defer {
+        for url in [inputURL, outputURL, errorURL] { try? FileManager.default.removeItem(at: url) }
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = sandbox.environment.merging(extra) { _, new in new }
+    process.standardInput = try FileHandle(forReadingFrom: inputURL)
+    process.standardOutput = try FileHandle(forWritingTo: outputURL)
+    process.standardError = try FileHandle(forWritingTo: errorURL)
+    try process.run()
+    process.waitUntilExit()
+    return RunResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+        stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+}
+
+/// `credstore git-credential get|store|erase`: git's credential helper protocol.
+struct GitCredentialCommandTests {
+    /// Sends `lines` (and the blank line that ends them) to `credstore git-credential ACTION`.
+    private func helper(_ sandbox: Sandbox, _ action: String, _ lines: [String]) throws -> RunResult {
+        let result = try sandbox.run(["git-credential", action], stdin: lines.map { $0 + "\n" }.joined() + "\n")
+        #expect(result.status == 0, "git-credential \(action) failed: \(result.stderr)")
+        return result
+    }
+
+    @Test func storeThenGetThenErase() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        #expect(try helper(sandbox, "get", origin).stdout == "", "nothing stored, nothing printed, no store created")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.defaultStore.path))
+
+        _ = try helper(sandbox, "store", origin + ["username=alice", "password=s3cret word", "capability[]=authtype"])
+        #expect(try helper(sandbox, "get", origin).stdout == "username=alice\npassword=s3cret word\n")
+        // The credential is an ordinary one: `credstore get` sees it too.
+        #expect(try sandbox.run(["get", "https://git.example.com"]).stdout == "s3cret word\n")
+
+        // An erase naming another password leaves a newer credential alone.
+        _ = try helper(sandbox, "erase", origin + ["username=alice", "password=old"])
+        #expect(try helper(sandbox, "get", origin).stdout.contains("password=s3cret word\n"))
+        _ = try helper(sandbox, "erase", origin + ["username=alice", "password=s3cret word"])
+        #expect(try helper(sandbox, "get", origin).stdout == "")
+        // Erasing again is not an error: git ignores it.
+        _ = try helper(sandbox, "erase", origin + ["username=alice"])
+    }
+
+    @Test func theUsernamePicksTheCredentialAndThePortIsKept() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com:8443"]
+        _ = try helper(sandbox, "store", origin + ["username=alice", "password=a"])
+        _ = try helper(sandbox, "store", origin + ["username=bob", "password=b"])
+        #expect(try helper(sandbox, "get", origin).stdout == "username=bob\npassword=b\n", "the latest store is the default")
+        #expect(try helper(sandbox, "get", origin + ["username=alice"]).stdout == "username=alice\npassword=a\n")
+        #expect(try helper(sandbox, "get", origin + ["username=carol"]).stdout == "")
+        #expect(try helper(sandbox, "get", ["protocol=https", "host=git.example.com"]).stdout == "", "port 443 is another space")
+        #expect(try sandbox.run(["get", "https://git.example.com:8443", "--user", "alice"]).stdout == "a\n")
+    }
+
+    @Test func wwwauthPicksTheRealm() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        _ = try helper(sandbox, "store", origin + ["username=alice", "password=in-a", "wwwauth[]=Basic realm=\"Area A\", charset=\"UTF-8\""])
+        _ = try helper(sandbox, "store", origin + ["username=bob", "password=in-b", "wwwauth[]=Digest nonce=\"x\", realm=\"Area \\\"B\\\"\""])
+        #expect(try sandbox.run(["get", "https://git.example.com", "--realm", "Area A"]).stdout == "in-a\n")
+        #expect(try sandbox.run(["get", "https://git.example.com", "--realm", "Area \"B\""]).stdout == "in-b\n")
+
+        #expect(try helper(sandbox, "get", origin + ["wwwauth[]=Bearer error=\"x\"", "wwwauth[]=Basic realm=\"Area A\""]).stdout == "username=alice\npassword=in-a\n")
+        #expect(try helper(sandbox, "get", origin + ["wwwauth[]=Digest realm=\"Area \\\"B\\\"\", qop=auth"]).stdout == "username=bob\npassword=in-b\n")
+        #expect(try helper(sandbox, "get", origin + ["wwwauth[]=Basic realm=\"Elsewhere\""]).stdout == "")
+        // Without a challenge, two realms are ambiguous: nothing on stdout, a note on stderr.
+        let ambiguous = try helper(sandbox, "get", origin)
+        #expect(ambiguous.stdout == "")
+        #expect(ambiguous.stderrIsOneErrorLine)
+    }
+
+    @Test func theRealmParserReadsChallenges() {
+        #expect(GitCredentialRequest.challengeRealm("Basic realm=\"x y\"") == "x y")
+        #expect(GitCredentialRequest.challengeRealm("basic REALM=plain") == "plain")
+        #expect(GitCredentialRequest.challengeRealm("Negotiate abc==, Basic realm=\"after\"") == "after")
+        #expect(GitCredentialRequest.challengeRealm("Bearer realm=\"oauth\"") == nil)
+        #expect(GitCredentialRequest.challengeRealm("Basic") == nil)
+        #expect(GitCredentialRequest.challengeRealm("Basic realm=\"unterminated") == "unterminated")
+    }
+
+    @Test func useHttpPathKeepsRepositoriesApart() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        _ = try helper(sandbox, "store", origin + ["path=team/one.git", "username=alice", "password=one"])
+        _ = try helper(sandbox, "store", origin + ["path=team/two.git", "username=alice", "password=two"])
+        #expect(try helper(sandbox, "get", origin + ["path=team/one.git"]).stdout == "username=alice\npassword=one\n")
+        #expect(try helper(sandbox, "get", origin + ["path=team/two.git"]).stdout == "username=alice\npassword=two\n")
+        #expect(try helper(sandbox, "get", origin + ["path=team/three.git"]).stdout == "")
+        _ = try helper(sandbox, "erase", origin + ["path=team/one.git", "username=alice"])
+        #expect(try helper(sandbox, "get", origin + ["path=team/one.git"]).stdout == "")
+        #expect(try helper(sandbox, "get", origin + ["path=team/two.git"]).stdout == "username=alice\npassword=two\n")
+    }
+
+    @Test func expiryAndRefreshTokenAreKeptAndAnExpiredPasswordIsNotReturned() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        let future = Int(Date().timeIntervalSince1970) + 3600
+        _ = try helper(sandbox, "store", origin + ["username=alice", "password=token", "password_expiry_utc=\(future)", "oauth_refresh_token=refresh"])
+        #expect(try helper(sandbox, "get", origin).stdout
+            == "username=alice\npassword=token\npassword_expiry_utc=\(future)\noauth_refresh_token=refresh\n")
+
+        _ = try helper(sandbox, "store", origin + ["username=alice", "password=stale", "password_expiry_utc=1000"])
+        #expect(try helper(sandbox, "get", origin).stdout == "", "an expired password is not returned")
+
+        // A new password without an expiry drops the old expiry and token with it.
+        _ = try helper(sandbox, "store", origin + ["username=alice", "password=fresh"])
+        #expect(try helper(sandbox, "get", origin).stdout == "username=alice\npassword=fresh\n")
+        _ = try helper(sandbox, "erase", origin + ["username=alice"])
+        let listed = try sandbox.run(["list", "--json"])
+        #expect(try jsonArray(listed.stdout).isEmpty, "the companion goes with the credential: \(listed.stdout)")
+    }
+
+    @Test func unknownActionsAndRequestsWithoutAHostAreIgnored() throws {
+        let sandbox = try Sandbox()
+        #expect(try helper(sandbox, "capabilities", ["protocol=https", "host=x"]).stdout == "")
+        _ = try helper(sandbox, "store", ["protocol=https", "username=a", "password=b"])
+        #expect(!FileManager.default.fileExists(atPath: sandbox.defaultStore.path))
+    }
+
+    @Test func realGitApprovesFillsAndRejects() throws {
+        let git = "/usr/bin/git"
+        try #require(FileManager.default.isExecutableFile(atPath: git), "git is not installed: run .ci/setup")
+        let sandbox = try Sandbox()
+        // git appends the action to the helper string, after the options.
+        let helper = "\(Sandbox.binary.path) git-credential --store \(sandbox.store.path)"
+        let arguments = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)", "credential"]
+        let environment = ["GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "", "SSH_ASKPASS": ""]
+        let request = "protocol=https\nhost=repo.example.com\n"
+
+        let approved = try runProgram(git, arguments + ["approve"], stdin: request + "username=alice\npassword=first\n\n", in: sandbox, environment: environment)
+        #expect(approved.status == 0, "\(approved.stderr)")
+        let filled = try runProgram(git, arguments + ["fill"], stdin: request + "\n", in: sandbox, environment: environment)
+        #expect(filled.status == 0, "\(filled.stderr)")
+        #expect(filled.stdout.contains("username=alice\npassword=first\n"))
+
+        // A wrong password: git rejects it, and the helper forgets it.
+        let rejected = try runProgram(git, arguments + ["reject"], stdin: request + "username=alice\npassword=first\n\n", in: sandbox, environment: environment)
+        #expect(rejected.status == 0, "\(rejected.stderr)")
+        let refilled = try runProgram(git, arguments + ["fill"], stdin: request + "\n", in: sandbox, environment: environment)
+        #expect(refilled.status != 0, "fill should have nothing to give: \(refilled.stdout)")
+        #expect(!refilled.stdout.contains("password=first"))
+        #expect(try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout == "[]\n")
+    }
+}

@@ -1,0 +1,160 @@
+@testable import CredentialStoreCLI
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `credstore netrc import|export`: credentials for curl and the tools that read netrc.
+struct NetrcCommandTests {
+    private let sample = """
+        # a comment
+        machine api.example.com login alice password "pass word\\"q"
+        machine api.example.com
+            login bob
+            password second
+        macdef init
+        cd /pub
+        get file
+
+        default login anonymous password guest
+        machine ftp.example.com login carol account x password "c\\\\d"
+        machine nopassword.example.com login dave
+
+        """
+
+    @Test func importStoresEachMachineAndTheFirstIsTheDefault() throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.root.appendingPathComponent("netrc")
+        try sample.write(to: file, atomically: true, encoding: .utf8)
+        let imported = try sandbox.run(["netrc", "import", file.path, "--json"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try jsonObject(imported.stdout)["imported"] as? Int == 3)
+        #expect(try jsonObject(imported.stdout)["skipped"] as? Int == 2)
+        #expect(try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments).stdout == "pass word\"q\n")
+        #expect(try sandbox.run(["get", "https://api.example.com", "--user", "bob"] + sandbox.storeArguments).stdout == "second\n")
+        #expect(try sandbox.run(["get", "https://ftp.example.com"] + sandbox.storeArguments).stdout == "c\\d\n")
+        let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(listed.allSatisfy { $0["persistence"] as? String == "permanent" })
+    }
+
+    @Test func aMissingFileExits74AndAMalformedOne65WithNothingStored() throws {
+        let sandbox = try Sandbox()
+        let missing = try sandbox.run(["netrc", "import", sandbox.root.appendingPathComponent("absent").path] + sandbox.storeArguments)
+        #expect(missing.status == 74)
+        #expect(missing.stderrIsOneErrorLine)
+
+        for text in ["machine a.example.com login x password y\nport 22\n", "machine a.example.com login", "login x password y\n"] {
+            let file = sandbox.root.appendingPathComponent("bad")
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            let malformed = try sandbox.run(["netrc", "import", file.path] + sandbox.storeArguments)
+            #expect(malformed.status == 65, "\(text)")
+            #expect(malformed.stderrIsOneErrorLine)
+        }
+        #expect(try sandbox.run(["get", "https://a.example.com"] + sandbox.storeArguments).status == 1)
+    }
+
+    @Test func theParserReadsQuotesAndMacros() throws {
+        let parsed = try Netrc.parse(sample)
+        #expect(parsed.machines == [
+            Netrc.Machine(host: "api.example.com", login: "alice", password: "pass word\"q"),
+            Netrc.Machine(host: "api.example.com", login: "bob", password: "second"),
+            Netrc.Machine(host: "ftp.example.com", login: "carol", password: "c\\d"),
+        ])
+        #expect(parsed.skipped == 2)
+        let awkward = ["plain", "with space", "quote\"d", "back\\slash", "#hash", "tab\there", ""]
+        let machines = awkward.enumerated().map { Netrc.Machine(host: "h\($0.offset).example.com", login: "u", password: $0.element) }
+        #expect(try Netrc.parse(Netrc.render(machines)).machines == machines)
+    }
+
+    @Test func exportWritesOneDefaultPerHostAs0600() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "a b\"c")
+        try sandbox.add("https://api.example.com", user: "bob", password: "bob-pw")
+        try sandbox.add("https://api.example.com", user: "realmed", password: "r", ["--realm", "R"])
+        try sandbox.add("http://plain.example.com:8080", user: "carol", password: "c")
+        try sandbox.add("ftp://files.example.com", user: "ftp", password: "f")
+        try sandbox.add("http://proxy.example.com:3128", user: "proxy", password: "p", ["--proxy", "http"])
+
+        let file = sandbox.root.appendingPathComponent("exported.netrc")
+        try "old".write(to: file, atomically: true, encoding: .utf8)
+        let exported = try sandbox.run(["netrc", "export", file.path] + sandbox.storeArguments)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout == "Wrote 2 machines to \(file.path)\n")
+        #expect(sandbox.mode(of: file) == 0o600)
+        let parsed = try Netrc.parse(String(contentsOf: file, encoding: .utf8))
+        #expect(parsed.machines == [
+            Netrc.Machine(host: "api.example.com", login: "alice", password: "a b\"c"),
+            Netrc.Machine(host: "plain.example.com", login: "carol", password: "c"),
+        ])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.root.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty)
+
+        // A link is refused and left as it is.
+        let link = sandbox.root.appendingPathComponent("link.netrc")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: sandbox.root.appendingPathComponent("target"))
+        let refused = try sandbox.run(["netrc", "export", link.path] + sandbox.storeArguments)
+        #expect(refused.status == 74)
+        #expect(refused.stderrIsOneErrorLine)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("target").path))
+    }
+
+    /// A Basic-auth server on 127.0.0.1 that accepts only `user:password`; prints its port, and
+    /// stops by itself after a minute (the test kills it sooner).
+    private static let server = """
+        import base64, http.server, sys, time
+        deadline = time.monotonic() + 60
+        expected = "Basic " + base64.b64encode(sys.argv[1].encode()).decode()
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.headers.get("Authorization") == expected:
+                    self.send_response(200); self.end_headers(); self.wfile.write(b"secret page")
+                else:
+                    self.send_response(401); self.send_header("WWW-Authenticate", 'Basic realm="test"'); self.end_headers()
+            def log_message(self, *args):
+                pass
+        server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        server.timeout = 1
+        print(server.server_address[1], flush=True)
+        while time.monotonic() < deadline:
+            server.handle_request()
+        """
+
+    @Test func curlReadsTheExportedFile() throws {
+        let (curl, python) = ("/usr/bin/curl", "/usr/bin/python3")
+        // .ci/setup installs both; a missing tool is a failed test, not a silent pass.
+        try #require(FileManager.default.isExecutableFile(atPath: curl), "curl is not installed: run .ci/setup")
+        try #require(FileManager.default.isExecutableFile(atPath: python), "python3 is not installed: run .ci/setup")
+        let sandbox = try Sandbox()
+        let password = "pa ss\"wo\\rd"
+        try sandbox.add("http://127.0.0.1", user: "alice", password: password)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", Self.server, "alice:" + password]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            printed += chunk
+        }
+        let port = try #require(Int(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        let file = sandbox.root.appendingPathComponent("netrc")
+        #expect(try sandbox.run(["netrc", "export", file.path] + sandbox.storeArguments).status == 0)
+        let url = "http://127.0.0.1:\(port)/"
+        let authorized = try runProgram(curl, ["--netrc-file", file.path, "-s", "-o", "/dev/null", "-w", "%{http_code}", url], in: sandbox)
+        #expect(authorized.stdout == "200", "\(authorized.stderr)")
+        let anonymous = try runProgram(curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", url], in: sandbox)
+        #expect(anonymous.stdout == "401")
+    }
+}
