@@ -17,7 +17,7 @@ struct GetCommand: ParsableCommand {
 
     @OptionGroup var space: SpaceOptions
 
-    @Option(help: "The user whose password to print (default: the space's default credential).")
+    @Option(help: "The user whose credential to print (default: the space's default credential).")
     var user: String?
 
     @OptionGroup var global: GlobalOptions

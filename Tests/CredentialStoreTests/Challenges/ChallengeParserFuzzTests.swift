@@ -6,18 +6,6 @@ import Testing
 /// ``CredentialStorageError``, never crash, hang or throw anything else. Seeded, so a failure
 /// reproduces; bounded in count and time, so it fits in CI.
 @Suite struct ChallengeParserFuzzTests {
-    /// SplitMix64: tiny, seedable, and good enough to drive mutations.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let seeds: [String] = [
         #"Newauth realm="apps", type=1, title="Login to \"apps\"", Basic realm="simple""#,
         #"Basic realm="foo", charset="UTF-8""#,
@@ -28,7 +16,7 @@ import Testing
     /// The bytes the grammar turns on, so mutations hit the interesting branches often.
     static let specialBytes: [UInt8] = Array("\"\\,= \t\r\n=/+~aZ9".utf8) + [0x00, 0x7F, 0x80, 0xC3, 0xFF]
 
-    static func mutate(_ input: [UInt8], using rng: inout SeededGenerator) -> [UInt8] {
+    static func mutate(_ input: [UInt8], using rng: inout SplitMix) -> [UInt8] {
         var bytes = input
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
             switch Int.random(in: 0..<6, using: &rng) {
@@ -55,7 +43,7 @@ import Testing
 
     @Test("Random and mutated challenge headers parse or throw CredentialStorageError within the time bound")
     func fuzzParser() {
-        var rng = SeededGenerator(state: 0x5EED_C0FF_EE15_600D)
+        var rng = SplitMix(state: 0x5EED_C0FF_EE15_600D)
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(5)
         let seedBytes = Self.seeds.map { Array($0.utf8) }

@@ -129,19 +129,3 @@ func nowMillis() -> Int64 {
     Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
 }
 
-/// A small deterministic generator (SplitMix64), for shuffles drawn from a property test's seed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: Int) {
-        state = UInt64(bitPattern: Int64(seed))
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
