@@ -179,45 +179,10 @@ struct GitCredentialRequest: Equatable {
 
     /// The realm of a `Basic` or `Digest` challenge in one WWW-Authenticate value, if it names one.
     ///
-    /// A small local parser: auth-schemes, `name=value` and `name="quoted \" value"` parameters,
-    /// commas between challenges; token68 credentials are skipped as harmless parameters.
+    /// Read with the library's RFC 7235 parser; a header it cannot read names no realm.
     static func challengeRealm(_ header: String) -> String? {
-        let characters = Array(header)
-        var index = 0
-        var scheme = ""
-        func skip(_ set: Set<Character>) { while index < characters.count, set.contains(characters[index]) { index += 1 } }
-        func token() -> String {
-            let start = index
-            while index < characters.count, !" \t,=\"".contains(characters[index]) { index += 1 }
-            return String(characters[start..<index])
-        }
-        while index < characters.count {
-            skip([" ", "\t", ","])
-            let word = token()
-            skip([" ", "\t"])
-            guard index < characters.count, characters[index] == "=" else {
-                if !word.isEmpty { scheme = word.lowercased() } else if index < characters.count { index += 1 }
-                continue
-            }
-            index += 1
-            skip([" ", "\t"])
-            var value = ""
-            if index < characters.count, characters[index] == "\"" {
-                index += 1
-                while index < characters.count, characters[index] != "\"" {
-                    if characters[index] == "\\", index + 1 < characters.count { index += 1 }
-                    value.append(characters[index])
-                    index += 1
-                }
-                index += 1
-            } else {
-                // A token value, or the `=` padding of a token68.
-                while index < characters.count, characters[index] == "=" { index += 1 }
-                value = token()
-            }
-            if word.lowercased() == "realm", scheme == "basic" || scheme == "digest" { return value }
-        }
-        return nil
+        guard let challenges = try? AuthenticationChallenge.parse([header]) else { return nil }
+        return challenges.first { $0.scheme == "basic" || $0.scheme == "digest" }?.realm
     }
 }
 
