@@ -25,8 +25,6 @@ struct StoreKeys: Sendable {
         case space = 1, user = 2, origin = 3, trustedKey = 4
     }
 
-    var trustedKeyLabel: IndexLabel { .trustedKey }
-
     func spaceIndex(_ space: ProtectionSpace) -> [UInt8] {
         blindIndex(.space, space.canonicalEncoding)
     }

@@ -108,7 +108,7 @@ extension StoreKeys {
     }
 
     func trustedKeyIndex(_ publicKey: [UInt8]) -> [UInt8] {
-        blindIndex(trustedKeyLabel, publicKey)
+        blindIndex(.trustedKey, publicKey)
     }
 
     func sealTrustedKey(_ publicKey: [UInt8]) -> [UInt8] {
