@@ -1,0 +1,132 @@
+import CredentialStore
+import CredentialStoreNetworking
+import Foundation
+import Testing
+
+@Suite struct ChallengeResponderTests {
+    let api = URL(string: "https://api.example.com/v1/items")!
+    let alice = Credential(user: "alice", password: "pw", persistence: .permanent)
+
+    @Test func basicChallengeIsAnsweredWithTheStoredDefault() throws {
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(alice, for: ProtectionSpace(url: api, realm: "api"))
+        let responder = CredentialChallengeResponder(storage: storage)
+
+        let answer = try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)])
+        // base64("alice:pw")
+        #expect(answer.disposition == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
+        #expect(try answer.space == ProtectionSpace(url: api, realm: "api", authenticationMethod: .httpBasic))
+    }
+
+    @Test func proxyChallengeUsesTheProxySpaceKeptApartFromTheServerSpace() throws {
+        let store = TemporaryStore()
+        let storage = try store.open()
+        let proxyUser = Credential(user: "proxy-user", password: "proxy-pw", persistence: .permanent)
+        try storage.set(alice, for: ProtectionSpace(url: api, realm: "corp"))
+        try storage.set(proxyUser, for: ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: .http, realm: "corp"))
+        let responder = CredentialChallengeResponder(storage: storage)
+        let proxy = (host: "proxy.local", port: 3128, type: ProxyType.http)
+
+        let proxyAnswer = try responder.answer(to: api, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="corp""#)], proxy: proxy)
+        #expect(proxyAnswer.disposition == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
+        #expect(proxyAnswer.space?.isProxy == true)
+
+        let serverAnswer = try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="corp""#)], proxy: proxy)
+        #expect(serverAnswer.disposition == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
+        #expect(serverAnswer.space?.isProxy == false)
+
+        // A 407 names the proxy's challenge header, never the server's.
+        let wrongHeader = try responder.respond(to: api, status: 407, headers: [("WWW-Authenticate", #"Basic realm="corp""#)], proxy: proxy)
+        #expect(wrongHeader == .performDefaultHandling)
+    }
+
+    @Test func aStoredCredentialThatFailedIsNotRetried() throws {
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(alice, for: ProtectionSpace(url: api, realm: "api"))
+        let responder = CredentialChallengeResponder(storage: storage)
+        let headers = [(name: "WWW-Authenticate", value: #"Basic realm="api""#)]
+
+        for failures in 1...3 {
+            #expect(try responder.respond(to: api, status: 401, headers: headers, previousFailureCount: failures) == .cancel)
+        }
+    }
+
+    @Test func nothingStoredMeansDefaultHandling() throws {
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(alice, for: ProtectionSpace(url: api, realm: "other"))
+        let responder = CredentialChallengeResponder(storage: storage)
+
+        #expect(try responder.respond(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)]) == .performDefaultHandling)
+        #expect(try responder.respond(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)], previousFailureCount: 1) == .performDefaultHandling)
+        #expect(try responder.respond(to: api, status: 200, headers: []) == .performDefaultHandling)
+        // A malformed challenge cannot be answered either.
+        #expect(try responder.respond(to: api, status: 401, headers: [("WWW-Authenticate", "Basic realm=\"unterminated")]) == .performDefaultHandling)
+    }
+
+    @Test func onlyUnanswerableSchemesRejectTheSpace() throws {
+        let store = TemporaryStore()
+        let responder = CredentialChallengeResponder(storage: try store.open())
+        let disposition = try responder.respond(to: api, status: 401, headers: [("WWW-Authenticate", "Negotiate"), ("WWW-Authenticate", "NTLM")])
+        #expect(disposition == .rejectProtectionSpace)
+    }
+
+    @Test func digestChallengeGetsAVerifiableResponse() throws {
+        // The worked example of RFC 2617 §3.5.
+        let url = URL(string: "http://www.nowhere.org/dir/index.html")!
+        let mufasa = Credential(user: "Mufasa", password: "Circle Of Life", persistence: .permanent)
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(mufasa, for: ProtectionSpace(url: url, realm: "testrealm@host.com"))
+        let responder = CredentialChallengeResponder(storage: storage, clientNonce: { "0a4f113b" })
+        let header = #"Digest realm="testrealm@host.com", qop="auth,auth-int", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", opaque="5ccc069c403ebaf9f0171e9517f40e41""#
+
+        let disposition = try responder.respond(to: url, status: 401, headers: [("WWW-Authenticate", header)])
+        guard case .useCredential(let credential, let authorization) = disposition else {
+            Issue.record("expected a credential, got \(disposition)")
+            return
+        }
+        #expect(credential == mufasa)
+        #expect(authorization.hasPrefix("Digest "))
+        #expect(authorization.contains(#"response="6629fae49393a05397450978507c4ef1""#))
+        #expect(authorization.contains("nc=00000001"))
+        #expect(authorization.contains(#"cnonce="0a4f113b""#))
+        #expect(authorization.contains(#"uri="/dir/index.html""#))
+
+        var digest = try DigestResponder(challenge: try #require(AuthenticationChallenge.parse([header]).first), clientNonce: { "0a4f113b" })
+        #expect(try digest.authorization(method: "GET", uri: "/dir/index.html", credential: mufasa) == authorization)
+    }
+
+    @Test func aStaleDigestNonceAllowsOneRetryWithTheSameCredential() throws {
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(alice, for: ProtectionSpace(url: api, realm: "api"))
+        let responder = CredentialChallengeResponder(storage: storage)
+        let stale = [(name: "WWW-Authenticate", value: #"Digest realm="api", nonce="n2", qop="auth", stale=true"#)]
+
+        let first = try responder.respond(to: api, status: 401, headers: stale, previousFailureCount: 1)
+        guard case .useCredential(let credential, _) = first else {
+            Issue.record("expected a retry after a stale nonce, got \(first)")
+            return
+        }
+        #expect(credential == alice)
+        #expect(try responder.respond(to: api, status: 401, headers: stale, previousFailureCount: 2) == .cancel)
+    }
+
+    @Test func succeededStoresPerPersistence() throws {
+        let store = TemporaryStore()
+        let space = try ProtectionSpace(url: api, realm: "api", authenticationMethod: .httpBasic)
+        do {
+            let storage = try store.open()
+            let responder = CredentialChallengeResponder(storage: storage)
+            try responder.succeeded(Credential(user: "none", password: "x", persistence: .none), for: space)
+            try responder.succeeded(Credential(user: "session", password: "x", persistence: .forSession), for: space)
+            try responder.succeeded(alice, for: space)
+            #expect(Set(try storage.credentials(for: space).keys) == ["session", "alice"])
+        }
+        let reopened = try store.open()
+        #expect(Set(try reopened.credentials(for: space).keys) == ["alice"])
+    }
+}
