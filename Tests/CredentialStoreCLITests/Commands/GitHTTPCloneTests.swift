@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real lighttpd serving a bare repository over git's smart HTTP protocol (git-http-backend as a
+/// CGI), behind Basic auth (realm "git-realm", user alice, password "right"). Run in the
+/// foreground on 127.0.0.1 and killed with SIGKILL.
+private final class GitHTTPServer {
+    static let lighttpd = "/usr/sbin/lighttpd"
+    static let backend = "/usr/lib/git-core/git-http-backend"
+    static var isAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: lighttpd) && FileManager.default.isExecutableFile(atPath: backend)
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/git")
+    }
+
+    private let process = Process()
+    let port: Int
+    var repositoryURL: String { "http://127.0.0.1:\(port)/git/repo.git" }
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    /// Creates `repos/repo.git` in the sandbox with one commit (README "hello"), then starts lighttpd.
+    init(in sandbox: Sandbox) throws {
+        let directory = sandbox.root.appendingPathComponent("lighttpd", isDirectory: true)
+        let repositories = directory.appendingPathComponent("repos", isDirectory: true)
+        let work = directory.appendingPathComponent("work", isDirectory: true)
+        let root = directory.appendingPathComponent("root", isDirectory: true)
+        for folder in [repositories, work, root] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let bare = repositories.appendingPathComponent("repo.git").path
+        try Self.git(["-c", "init.defaultBranch=main", "init", "-q", "--bare", bare], in: sandbox)
+        try Self.git(["-c", "init.defaultBranch=main", "init", "-q", work.path], in: sandbox)
+        try Data("hello\n".utf8).write(to: work.appendingPathComponent("README"))
+        try Self.git(["-C", work.path, "add", "README"], in: sandbox)
+        try Self.git(["-C", work.path, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "init"], in: sandbox)
+        try Self.git(["-C", work.path, "push", "-q", bare, "HEAD:refs/heads/main"], in: sandbox)
+
+        let htpasswd = directory.appendingPathComponent("htpasswd")
+        // "right" as htpasswd's {SHA}: base64 of its SHA-1.
+        try Data("alice:{SHA}0nofEXcSAJSXFLGvmfBIpBb11vQ=\n".utf8).write(to: htpasswd)
+        port = try Self.freePort()
+        let config = directory.appendingPathComponent("lighttpd.conf")
+        try Data("""
+            server.document-root = "\(root.path)"
+            server.port = \(port)
+            server.bind = "127.0.0.1"
+            server.errorlog = "\(directory.appendingPathComponent("error.log").path)"
+            server.modules = ("mod_auth", "mod_authn_file", "mod_alias", "mod_setenv", "mod_cgi")
+            alias.url = ( "/git/" => "\(Self.backend)/" )
+            $HTTP["url"] =~ "^/git/" {
+              cgi.assign = ( "" => "" )
+              setenv.set-environment = ( "GIT_PROJECT_ROOT" => "\(repositories.path)", "GIT_HTTP_EXPORT_ALL" => "1" )
+              auth.backend = "htpasswd"
+              auth.backend.htpasswd.userfile = "\(htpasswd.path)"
+              auth.require = ( "/git/" => ("method" => "basic", "realm" => "git-realm", "require" => "valid-user") )
+            }
+
+            """.utf8).write(to: config)
+
+        process.executableURL = URL(fileURLWithPath: Self.lighttpd)
+        process.arguments = ["-D", "-f", config.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Poll the port, at most 5 s.
+        let deadline = Date().addingTimeInterval(5)
+        while !Self.canConnect(to: port) {
+            guard process.isRunning, Date() < deadline else {
+                stop()
+                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "lighttpd did not start on port \(port)"])
+            }
+            usleep(50_000)
+        }
+    }
+
+    /// SIGKILL, because a test runner may block SIGTERM.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    private static func git(_ arguments: [String], in sandbox: Sandbox) throws {
+        let result = try runProgram("/usr/bin/git", arguments, in: sandbox, environment: ["GIT_CONFIG_NOSYSTEM": "1"])
+        #expect(result.status == 0, "git \(arguments) failed: \(result.stderr)")
+    }
+
+    private static func canConnect(to port: Int) -> Bool {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { return false }
+        defer { close(socketFD) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// A port nothing listens on: bind to port 0, read the port the kernel chose, close.
+    private static func freePort() throws -> Int {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(socketFD) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, length) == 0 && getsockname(socketFD, $0, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Real git cloning over HTTP from a real server, with credstore as its only credential helper
+/// and no prompt.
+@Suite(.enabled(if: GitHTTPServer.isAvailable, "needs lighttpd and git (run .ci/setup)"))
+struct GitHTTPCloneTests {
+    private func clone(_ server: GitHTTPServer, into name: String, in sandbox: Sandbox) throws -> RunResult {
+        // git appends the action to the helper string, after the options.
+        let helper = "\(Sandbox.binary.path) git-credential --store \(sandbox.store.path)"
+        let environment = ["GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "", "SSH_ASKPASS": ""]
+        return try runProgram("/usr/bin/git", ["-c", "credential.helper=", "-c", "credential.helper=\(helper)",
+                                               "clone", "-q", server.repositoryURL, sandbox.root.appendingPathComponent(name).path],
+                              in: sandbox, environment: environment)
+    }
+
+    @Test func cloneSucceedsWithTheStoredCredential() throws {
+        let sandbox = try Sandbox()
+        let server = try GitHTTPServer(in: sandbox)
+        defer { server.stop() }
+        try sandbox.add(server.origin, user: "alice", password: "right", ["--realm", "git-realm"])
+
+        let result = try clone(server, into: "clone", in: sandbox)
+        #expect(result.status == 0, "clone failed: \(result.stderr)")
+        let readme = sandbox.root.appendingPathComponent("clone/README")
+        #expect(String(decoding: (try? Data(contentsOf: readme)) ?? Data(), as: UTF8.self) == "hello\n")
+    }
+
+    @Test func aWrongStoredPasswordFailsTheCloneAndGitErasesIt() throws {
+        let sandbox = try Sandbox()
+        let server = try GitHTTPServer(in: sandbox)
+        defer { server.stop() }
+        try sandbox.add(server.origin, user: "alice", password: "wrong", ["--realm", "git-realm"])
+        #expect(try sandbox.run(["get", server.origin, "--realm", "git-realm"] + sandbox.storeArguments).stdout == "wrong\n")
+
+        let result = try clone(server, into: "clone", in: sandbox)
+        #expect(result.status != 0, "clone should have failed")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("clone/README").path))
+        // git ran `credential reject` on the 401, and the helper erased the refused credential.
+        let after = try sandbox.run(["get", server.origin, "--realm", "git-realm"] + sandbox.storeArguments)
+        #expect(after.status == 1, "the wrong password is still stored: \(after.stdout)")
+    }
+}

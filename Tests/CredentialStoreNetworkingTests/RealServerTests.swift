@@ -1,0 +1,177 @@
+import CredentialStore
+import CredentialStoreNetworking
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// A real lighttpd (Debian's `lighttpd` package), run in the foreground by the test on 127.0.0.1,
+/// protecting `/basic/` with Basic auth (realm "basic-realm", htpasswd `{SHA}` file) and `/digest/`
+/// with Digest auth (realm "digest-realm", MD5, htdigest file), logging every request it serves.
+final class LighttpdServer {
+    static let executable = "/usr/sbin/lighttpd"
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+
+    private let process = Process()
+    let directory: URL
+    let port: Int
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    private var accessLog: URL { directory.appendingPathComponent("access.log") }
+
+    init(user: String, password: String) async throws {
+        directory = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("credstore-lighttpd-\(UUID().uuidString)", isDirectory: true)
+        port = try Self.freePort()
+        let fileManager = FileManager.default
+        let root = directory.appendingPathComponent("root", isDirectory: true)
+        for area in ["basic", "digest"] {
+            let folder = root.appendingPathComponent(area, isDirectory: true)
+            try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("the \(area) body\n".utf8).write(to: folder.appendingPathComponent("file.txt"))
+        }
+        let htpasswd = directory.appendingPathComponent("htpasswd")
+        let htdigest = directory.appendingPathComponent("htdigest")
+        try Data("\(user):{SHA}\(try Self.python("import base64, hashlib, sys; print(base64.b64encode(hashlib.sha1(sys.argv[1].encode()).digest()).decode())", password))\n".utf8)
+            .write(to: htpasswd)
+        try Data("\(user):digest-realm:\(try Self.python("import hashlib, sys; print(hashlib.md5(sys.argv[1].encode()).hexdigest())", "\(user):digest-realm:\(password)"))\n".utf8)
+            .write(to: htdigest)
+        let config = directory.appendingPathComponent("lighttpd.conf")
+        try Data("""
+            server.document-root = "\(root.path)"
+            server.port = \(port)
+            server.bind = "127.0.0.1"
+            server.errorlog = "\(directory.appendingPathComponent("error.log").path)"
+            server.modules = ("mod_auth", "mod_authn_file", "mod_accesslog")
+            accesslog.filename = "|exec cat >> \(accessLog.path)"
+            $HTTP["url"] =~ "^/basic/" {
+              auth.backend = "htpasswd"
+              auth.backend.htpasswd.userfile = "\(htpasswd.path)"
+              auth.require = ( "/basic/" => ("method" => "basic", "realm" => "basic-realm", "require" => "valid-user") )
+            }
+            $HTTP["url"] =~ "^/digest/" {
+              auth.backend = "htdigest"
+              auth.backend.htdigest.userfile = "\(htdigest.path)"
+              auth.require = ( "/digest/" => ("method" => "digest", "realm" => "digest-realm", "algorithm" => "MD5", "require" => "valid-user") )
+            }
+
+            """.utf8).write(to: config)
+
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["-D", "-f", config.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        do {
+            try await waitUntilReady()
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Polls the port (at most 5 s) until lighttpd answers.
+    private func waitUntilReady() async throws {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            guard process.isRunning else { break }
+            if (try? await URLSession.shared.data(from: baseURL.appendingPathComponent("ready"))) != nil { return }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        throw CredentialStorageError(.notFound, "lighttpd did not start on port \(port)")
+    }
+
+    /// How many requests for `path` lighttpd has logged. The log goes through a pipe (which
+    /// lighttpd, unlike a log file, does not buffer for seconds), so it trails the responses only a
+    /// little: this sends a marker request and waits (at most 5 s) until that is logged, and then
+    /// everything the test sent before it is in the log too.
+    func requestCount(for path: String) async throws -> Int {
+        let marker = "/marker-\(UUID().uuidString)"
+        _ = try await URLSession.shared.data(from: URL(string: baseURL.absoluteString + marker)!)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let log = (try? String(contentsOf: accessLog, encoding: .utf8)) ?? ""
+            let lines = log.split(separator: "\n")
+            if lines.contains(where: { $0.contains("\"GET \(marker) ") }) {
+                return lines.filter { $0.contains("\"GET \(path) ") }.count
+            }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        throw CredentialStorageError(.notFound, "lighttpd did not log the marker request")
+    }
+
+    /// SIGKILL, because a test runner may block SIGTERM.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func freePort() throws -> Int {
+        guard let port = Int(try python("""
+            import socket
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            print(s.getsockname()[1])
+            """)) else { throw CredentialStorageError(.notFound, "no free port") }
+        return port
+    }
+
+    /// Runs a python3 snippet and returns its trimmed standard output.
+    private static func python(_ script: String, _ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// The FoundationNetworking bridge against a real server: lighttpd's own Basic and Digest
+/// challenges, answered only from a store.
+@Suite(.serialized, .enabled(if: LighttpdServer.isInstalled, "needs lighttpd (apt-get install lighttpd)"))
+struct RealServerTests {
+    @Test(arguments: ["basic", "digest"])
+    func fetchesFromLighttpdWithTheStoredCredential(area: String) async throws {
+        let server = try await LighttpdServer(user: "alice", password: "right")
+        defer { server.stop() }
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(Credential(user: "alice", password: "right", persistence: .permanent),
+                        for: ProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "\(area)-realm"))
+
+        let path = "/\(area)/file.txt"
+        let request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
+        let (data, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == "the \(area) body\n")
+        #expect(try await server.requestCount(for: path) == 2)
+    }
+
+    @Test(arguments: ["basic", "digest"])
+    func aWrongStoredPasswordGetsOneRetryAndThenTheRejection(area: String) async throws {
+        let server = try await LighttpdServer(user: "alice", password: "right")
+        defer { server.stop() }
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(Credential(user: "alice", password: "wrong", persistence: .permanent),
+                        for: ProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "\(area)-realm"))
+
+        let path = "/\(area)/file.txt"
+        let request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
+        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage)
+        #expect((response as? HTTPURLResponse)?.statusCode == 401)
+        #expect(try await server.requestCount(for: path) == 2)
+    }
+}
