@@ -12,8 +12,9 @@ extension URLSession {
     /// On Linux URLSession's own challenge path finds nothing in a store (corelibs compares
     /// protection spaces by identity), so this does the work: on a 401/407 it asks a
     /// ``CredentialChallengeResponder`` and retries once with the `Authorization` (or
-    /// `Proxy-Authorization`) header. The response to the retry is returned as it is, even a
-    /// second 401: a stored credential that failed is never sent again in a loop.
+    /// `Proxy-Authorization`) header; a proxy's 407 and then the origin's 401 are each answered
+    /// once. A second challenge of a kind already answered is returned as it is: a stored
+    /// credential that failed is never sent again in a loop.
     ///
     /// The request is not answered, and the challenge response is returned, when the store has
     /// nothing for it, when it was redirected to another origin (a credential for one host is never
@@ -36,27 +37,32 @@ extension URLSession {
         let session = URLSession(configuration: configuration, delegate: catcher, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
 
-        let (data, response) = try await catcher.fetch(request, in: session)
-        guard let http = response as? HTTPURLResponse,
+        // Each kind of challenge is answered at most once: a proxy's 407, then the origin's 401
+        // (the proxy's answer is kept on the second retry). A challenge of a kind already answered
+        // means the stored credential failed, and its response is returned as it is: never a loop.
+        var current = request
+        var answered: Set<Int> = []
+        var (data, response) = try await catcher.fetch(current, in: session)
+        while let http = response as? HTTPURLResponse,
               http.statusCode == 401 || http.statusCode == 407,
+              !answered.contains(http.statusCode),
               let url = request.url,
               request.httpBodyStream == nil,
-              Self.sameOrigin(http.url ?? url, url)
-        else { return (data, response) }
-
-        let headers = http.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
-            guard let name = name as? String, let value = value as? String else { return nil }
-            return (name, value)
+              Self.sameOrigin(http.url ?? url, url) {
+            let headers = http.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
+                guard let name = name as? String, let value = value as? String else { return nil }
+                return (name, value)
+            }
+            let responder = CredentialChallengeResponder(storage: storage)
+            let disposition = try responder.respond(
+                to: url, method: request.httpMethod ?? "GET", status: http.statusCode, headers: headers,
+                previousFailureCount: 0, proxy: proxy ?? Self.environmentProxy(for: url))
+            guard case .useCredential(_, let authorization) = disposition else { break }
+            answered.insert(http.statusCode)
+            current.setValue(authorization, forHTTPHeaderField: http.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
+            (data, response) = try await catcher.fetch(current, in: session)
         }
-        let responder = CredentialChallengeResponder(storage: storage)
-        let disposition = try responder.respond(
-            to: url, method: request.httpMethod ?? "GET", status: http.statusCode, headers: headers,
-            previousFailureCount: 0, proxy: proxy ?? Self.environmentProxy(for: url))
-        guard case .useCredential(_, let authorization) = disposition else { return (data, response) }
-
-        var retry = request
-        retry.setValue(authorization, forHTTPHeaderField: http.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
-        return try await catcher.fetch(retry, in: session)
+        return (data, response)
     }
 
     private static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
