@@ -1,5 +1,11 @@
 import CredentialStore
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A store in a fresh temporary folder, removed when the value goes away, so tests never share one.
 final class TemporaryStore {
@@ -20,4 +26,79 @@ final class TemporaryStore {
     deinit {
         try? FileManager.default.removeItem(at: directory)
     }
+}
+
+/// A local HTTP server (python3's http.server on 127.0.0.1) that judges each request with a
+/// python `judge(request)` function given by the test, and counts the requests it judged;
+/// `/count` reports that number without adding to it. It exits by itself after 60 s, so it never
+/// outlives a test run, and ``stop()`` kills it with SIGKILL (a test runner may block SIGTERM).
+final class LocalTestServer {
+    private static let scaffolding = #"""
+import base64, http.server, os, sys, threading
+count = 0
+lock = threading.Lock()
+def basic(credentials): return "Basic " + base64.b64encode(credentials.encode()).decode()
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args): pass
+    def reply(self, status, body, extra=()):
+        self.send_response(status)
+        for name, value in extra: self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        global count
+        if self.path == "/count":
+            with lock: value = count
+            return self.reply(200, str(value).encode())
+        with lock: count += 1
+        judge(self)
+"""#
+
+    private static let serve = #"""
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Timer(60, lambda: os._exit(0)).start()
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""#
+
+    private let process = Process()
+    let port: Int
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Starts the server; `judge` is python defining `judge(request)`, which reads
+    /// `request.headers` and calls `request.reply(status, body, headers)`; `arguments` reach it as
+    /// `sys.argv[1...]`.
+    init(judge: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", [Self.scaffolding, judge, Self.serve].joined(separator: "\n")] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CredentialStorageError(.notFound, "the test server did not report a port")
+        }
+        self.port = port
+    }
+
+    /// The number of requests the server judged.
+    func requestCount() async throws -> Int {
+        let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("count"))
+        return Int(String(decoding: data, as: UTF8.self)) ?? -1
+    }
+
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
 }
