@@ -127,8 +127,6 @@ protocol CredentialRepository: Sendable {
     /// runs once the transaction is durable, still serialized with other writes of this process,
     /// so that changes are announced in commit order.
     func write<T>(_ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void) throws -> T
-    /// Checkpoints and truncates the WAL, so no stale pages linger beside the database.
-    func checkpoint() throws
 }
 
 extension CredentialRepository {

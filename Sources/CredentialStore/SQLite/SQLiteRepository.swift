@@ -139,14 +139,6 @@ final class SQLiteRepository: CredentialRepository {
         }
     }
 
-    func checkpoint() throws {
-        try Self.mapErrors {
-            try queue.writeWithoutTransaction { db in
-                _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-            }
-        }
-    }
-
     /// Runs SQLite's own integrity check; returns its complaints (empty when sound).
     func integrityProblems() throws -> [String] {
         try Self.mapErrors {

@@ -26,6 +26,9 @@ public struct VerificationReport: Hashable, Sendable, Codable {
     public var defaultsChecked: Int
     /// One line per fault; no secret is ever named.
     public var problems: [String]
+    /// How many of the problems are rows or default choices that fail authentication (altered
+    /// outside credstore), as opposed to damage SQLite's integrity check found.
+    public var authenticationFailures: Int
 
     /// Whether no fault was found.
     public var isSound: Bool { problems.isEmpty }
@@ -76,7 +79,7 @@ extension CredentialStorage {
     public func verify() throws -> VerificationReport {
         _ = try followRekey()
         let keys = keys
-        var report = VerificationReport(credentialsChecked: 0, defaultsChecked: 0, problems: [])
+        var report = VerificationReport(credentialsChecked: 0, defaultsChecked: 0, problems: [], authenticationFailures: 0)
         let (rows, choices) = try repository.snapshotRead { try ($0.allCredentials(), $0.allDefaultChoices()) }
         for (position, row) in rows.enumerated() {
             do {
@@ -84,6 +87,7 @@ extension CredentialStorage {
                 report.credentialsChecked += 1
             } catch {
                 report.problems.append("credential row \(position + 1) fails authentication: it was altered, or moved from another row")
+                report.authenticationFailures += 1
             }
         }
         let rowKeys = Set(rows.map { $0.spaceIndex + $0.userIndex })
@@ -92,10 +96,12 @@ extension CredentialStorage {
                 _ = try keys.openDefault(choice)
                 if !rowKeys.contains(choice.spaceIndex + choice.userIndex) {
                     report.problems.append("default choice \(position + 1) names a credential that does not exist")
+                    report.authenticationFailures += 1
                 }
                 report.defaultsChecked += 1
             } catch {
                 report.problems.append("default choice \(position + 1) fails authentication")
+                report.authenticationFailures += 1
             }
         }
         report.problems += try repository.integrityProblems().map { "SQLite integrity check: \($0)" }

@@ -14,9 +14,6 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    /// The prefix the library gives problems found by SQLite rather than by authentication.
-    private static let integrityPrefix = "SQLite integrity check"
-
     func run() throws {
         let console = Console.current
         let location = global.location(in: console)
@@ -39,7 +36,7 @@ struct VerifyCommand: ParsableCommand {
         }
 
         guard report.isSound else {
-            let tampered = report.problems.contains { !$0.hasPrefix(Self.integrityPrefix) }
+            let tampered = report.authenticationFailures > 0
             let count = Describe.count(report.problems.count, "problem")
             throw CommandFailure(tampered ? .noPermission : .ioError, tampered
                 ? "\(count) in \(location.path): rows fail authentication (altered outside credstore); restore the store from a backup"

@@ -31,7 +31,6 @@ import Testing
     @Test func aSessionCredentialIsNeverWrittenToDisk() throws {
         let storage = try store.open()
         try storage.set(Fixture.credential("session-user-canary", "session-secret-canary", .forSession), for: space)
-        try storage.repository.checkpoint()
         for (url, bytes) in try store.files() {
             #expect(bytes.range(of: Data("session-user-canary".utf8)) == nil, "found in \(url.lastPathComponent)")
         }
