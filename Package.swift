@@ -61,7 +61,7 @@ let package = Package(
         // A tiny second process for the cross-process tests (notifications, concurrent writers).
         .executableTarget(
             name: "credstore-test-helper",
-            dependencies: ["CredentialStore"],
+            dependencies: ["CredentialStore", "CredentialStoreNetworking"],
             path: "Tests/Helper"
         ),
         // Timings beside the C reference (`swift run -c release credstore-bench …`).
@@ -70,12 +70,32 @@ let package = Package(
             dependencies: ["CredentialStore"],
             path: "Benchmarks/credstore-bench"
         ),
+        // Fault injection, load and corruption trials (`swift run -c release credstore-torture …`),
+        // the harnesses behind docs/reliability.md.
+        .executableTarget(
+            name: "credstore-torture",
+            dependencies: ["CredentialStore"],
+            path: "Harnesses/credstore-torture"
+        ),
+        // libFuzzer targets for the parsers that read untrusted input: bundles, challenge headers,
+        // URLs. Without `-sanitize=fuzzer` it replays a corpus; see docs/reliability.md.
+        .executableTarget(
+            name: "credstore-fuzz",
+            dependencies: ["CredentialStore"],
+            path: "Harnesses/credstore-fuzz"
+        ),
+        // Real servers from Debian (lighttpd, tinyproxy) started by the tests on 127.0.0.1.
+        .target(
+            name: "LocalServers",
+            path: "Tests/LocalServers"
+        ),
         .testTarget(
             name: "CredentialStoreTests",
             dependencies: [
                 "CredentialStore",
                 "CredentialStoreMigrations",
                 "credstore-test-helper",
+                "credstore-fuzz",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -83,11 +103,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CredentialStoreNetworkingTests",
-            dependencies: ["CredentialStoreNetworking"]
+            // The helper fetches through a proxy in a process of its own: corelibs takes the proxy
+            // only from the environment, which must not change under the other tests.
+            dependencies: ["CredentialStoreNetworking", "LocalServers", "credstore-test-helper"]
         ),
         .testTarget(
             name: "CredentialStoreCLITests",
-            dependencies: ["CredentialStoreCLI", "credstore"]
+            dependencies: ["CredentialStoreCLI", "credstore", "LocalServers"]
         ),
     ],
     swiftLanguageModes: [.v6]

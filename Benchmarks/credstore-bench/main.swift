@@ -1,8 +1,26 @@
-// In-process timings beside the C reference (issue 7 grows this into the full suite).
-//   credstore-bench lookup DIR N LOOKUPS     fill a store of N (once), time defaultCredential(for:) and set
-//   credstore-bench import DIR N             export N synchronizable items, time their import into a new store
+// In-process timings beside the C reference (`../shared/peers/cref`), the suite behind
+// docs/performance.md. Each mode is meant to run as its own process, so that the peak RSS it
+// reports (getrusage ru_maxrss, printed last) is that mode's alone. Output: one JSON object per
+// line on stdout, {"peer", "n", "metric", "value", "unit", "samples", "note"}, the rows of the
+// peer scripts in ../shared/peers.
+//
+//   credstore-bench fill DIR N [synchronizable]  fill DIR/perm-N (N permanent credentials, one `set` each)
+//                                             or DIR/sync-N, once; later runs reuse it
+//   credstore-bench lookup DIR N LOOKUPS      defaultCredential(for:) and credentials(for:) on DIR/perm-N
+//   credstore-bench set DIR N COUNT           durable `set`s: into a fresh store (N = 0), or into DIR/perm-N
+//                                             (then removed again, so the cached store stays as it was)
+//   credstore-bench open DIR N COUNT          opens of the key-file store DIR/perm-N, each in full and closed
+//   credstore-bench import DIR N [REPEATS]    export N synchronizable items to a recipient bundle, import it
+//                                             into a new store (the source store is cached in DIR/sync-N)
+//
+// Store i's credential: space https://h<i>.example.com:443 realm<i%10>, user<i>, password pw%014d,
+// as in the peer scripts and cref.c. Each store directory holds `credentials.db` and its key file
+// `store.key`, the CLI's layout, so `credstore get --store DIR/perm-N/credentials.db` reads it.
 import CredentialStore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 func now() -> Double {
     var ts = timespec()
@@ -15,69 +33,213 @@ func median(_ xs: [Double]) -> Double {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+/// Nearest-rank percentile, as common.py's p99.
+func percentile(_ xs: [Double], _ p: Double) -> Double {
+    let s = xs.sorted()
+    let rank = min(s.count, max(1, Int((p * Double(s.count)).rounded(.up))))
+    return s[rank - 1]
+}
+
 func space(_ i: Int) -> ProtectionSpace {
     ProtectionSpace(host: "h\(i).example.com", port: 443, protocol: "https", realm: "realm\(i % 10)")
 }
 
 func password(_ i: Int) -> String { String(format: "pw%014d", i) }
 
-func open(_ dir: URL, _ name: String) throws -> CredentialStorage {
-    try CredentialStorage(at: dir.appendingPathComponent("\(name).db"), key: .keyFile(dir.appendingPathComponent("\(name).key")))
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for c in s.unicodeScalars {
+        switch c {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        default: out.unicodeScalars.append(c)
+        }
+    }
+    return out + "\""
 }
 
-func fill(_ storage: CredentialStorage, _ n: Int, _ persistence: Persistence) throws {
-    guard try storage.credentials(for: space(n - 1)).isEmpty else { return }
-    let t = now()
-    for i in 0..<n {
-        try storage.set(Credential(user: "user\(i)", password: password(i), persistence: persistence), for: space(i))
+/// One result row, flushed at once so that a driver sees it even if a later step fails.
+func emit(_ n: Int, _ metric: String, _ value: Double, _ unit: String, samples: Int = 1, note: String = "") {
+    let line = "{\"peer\": \"credstore\", \"n\": \(n), \"metric\": \(jsonString(metric)), \"value\": \(value), "
+        + "\"unit\": \(jsonString(unit)), \"samples\": \(samples), \"note\": \(jsonString(note))}\n"
+    FileHandle.standardOutput.write(Data(line.utf8))
+}
+
+/// Peak resident set size of this process so far, in kB (Linux reports ru_maxrss in kB).
+func emitPeakRSS(_ n: Int, _ mode: String) {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    emit(n, "peak_rss_kb", Double(usage.ru_maxrss), "kB", note: "credstore-bench \(mode), whole process")
+    // What the resident set is made of at the end: anonymous memory (heap, stacks) and file pages
+    // (the binary, libraries, and the store's pages mapped by SQLite's mmap, which are the shared
+    // page cache rather than memory of this process's own).
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
+        for line in status.split(separator: "\n") where line.hasPrefix("RssAnon:") || line.hasPrefix("RssFile:") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            if parts.count >= 2, let kb = Double(parts[1]) {
+                let name = parts[0].dropLast().lowercased()
+                emit(n, "\(name == "rssanon" ? "rss_anon" : "rss_file")_end_kb", kb, "kB", note: "credstore-bench \(mode), at exit")
+            }
+        }
     }
-    print("fill_s", now() - t)
+}
+
+func storeDirectory(_ dir: URL, _ name: String) -> URL {
+    dir.appendingPathComponent(name, isDirectory: true)
+}
+
+func open(_ storeDir: URL) throws -> CredentialStorage {
+    try FileManager.default.createDirectory(at: storeDir, withIntermediateDirectories: true)
+    let db = storeDir.appendingPathComponent("credentials.db")
+    return try CredentialStorage(at: db, key: .keyFile(CredentialStorage.defaultKeyFileURL(forDatabase: db)))
+}
+
+/// Opens the cached store `name` with `n` credentials of `persistence`, filling it first if an
+/// earlier fill did not complete (the marker file is written last).
+func filledStore(_ dir: URL, _ name: String, _ n: Int, _ persistence: Persistence) throws -> CredentialStorage {
+    let storeDir = storeDirectory(dir, name)
+    let marker = storeDir.appendingPathComponent("filled")
+    if FileManager.default.fileExists(atPath: marker.path) {
+        return try open(storeDir)
+    }
+    try? FileManager.default.removeItem(at: storeDir)
+    let storage = try open(storeDir)
+    var samples: [Double] = []
+    samples.reserveCapacity(n)
+    let start = now()
+    for i in 0..<n {
+        let t = now()
+        try storage.set(Credential(user: "user\(i)", password: password(i), persistence: persistence), for: space(i))
+        samples.append(now() - t)
+    }
+    let total = now() - start
+    emit(n, "fill_s", total, "s", samples: n, note: "\(persistence) tier, one durable set per credential, from empty")
+    emit(n, "fill_set_med_us", median(samples) * 1e6, "us", samples: n, note: "median set while filling 0..N")
+    try Data("\(n)\n".utf8).write(to: marker)
+    return storage
+}
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("""
+        usage: credstore-bench fill DIR N [synchronizable] | lookup DIR N LOOKUPS | set DIR N COUNT | open DIR N COUNT | import DIR N [REPEATS]
+
+        """.utf8))
+    exit(2)
 }
 
 let args = CommandLine.arguments
-let dir = URL(fileURLWithPath: args[2])
-let n = Int(args[3])!
+guard args.count >= 4, let n = Int(args[3]) else { usage() }
+let mode = args[1]
+let dir = URL(fileURLWithPath: args[2], isDirectory: true)
+try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+func intArgument(_ index: Int, _ fallback: Int? = nil) -> Int {
+    if index < args.count, let value = Int(args[index]) { return value }
+    if let fallback { return fallback }
+    usage()
+}
 
-switch args[1] {
+switch mode {
+case "fill":
+    // `fill DIR N synchronizable` fills DIR/sync-N, the source of the import benchmark.
+    let synchronizable = args.count > 4 && args[4] == "synchronizable"
+    _ = try filledStore(dir, synchronizable ? "sync-\(n)" : "perm-\(n)", n, synchronizable ? .synchronizable : .permanent)
+    emitPeakRSS(n, mode)
+
 case "lookup":
-    let lookups = Int(args[4])!
-    var t = now()
-    let storage = try open(dir, "bench-\(n)")
-    print("open_ms", (now() - t) * 1e3)
-    try fill(storage, n, .permanent)
-    var samples: [Double] = []
-    for _ in 0..<lookups {
-        let i = Int.random(in: 0..<n)
+    let lookups = intArgument(4)
+    let storage = try filledStore(dir, "perm-\(n)", n, .permanent)
+    var generator = SystemRandomNumberGenerator()
+    let picks = (0..<lookups).map { _ in Int.random(in: 0..<n, using: &generator) }
+    // Warm up: the first lookups page the B-tree in; both the C reference and this time a warm store.
+    for i in picks.prefix(20) { _ = try storage.defaultCredential(for: space(i)) }
+    var defaults: [Double] = []
+    var lists: [Double] = []
+    for i in picks {
         let s = space(i)
-        t = now()
+        var t = now()
         let c = try storage.defaultCredential(for: s)
-        samples.append(now() - t)
-        precondition(c?.password == password(i))
-    }
-    print("lookup_med_us", median(samples) * 1e6)
-    var sets: [Double] = []
-    for j in 0..<50 {
+        defaults.append(now() - t)
+        precondition(c?.password == password(i), "lookup of \(i) returned the wrong password")
         t = now()
-        try storage.set(Credential(user: "extra\(j)", password: "pw-\(UInt64.random(in: 0...UInt64.max))", persistence: .permanent), for: space(n + j))
-        sets.append(now() - t)
+        let all = try storage.credentials(for: s)
+        lists.append(now() - t)
+        precondition(all["user\(i)"]?.password == password(i), "credentials(for:) of \(i) is wrong")
     }
-    print("set_med_us", median(sets) * 1e6)
+    emit(n, "lookup_med_us", median(defaults) * 1e6, "us", samples: lookups, note: "defaultCredential(for:), warm, permanent tier")
+    emit(n, "lookup_p99_us", percentile(defaults, 0.99) * 1e6, "us", samples: lookups, note: "defaultCredential(for:)")
+    emit(n, "credentials_med_us", median(lists) * 1e6, "us", samples: lookups, note: "credentials(for:), one user per space")
+    emit(n, "credentials_p99_us", percentile(lists, 0.99) * 1e6, "us", samples: lookups, note: "credentials(for:)")
+    emitPeakRSS(n, mode)
+
+case "set":
+    let count = intArgument(4)
+    let storeDir = n == 0
+        ? storeDirectory(dir, "set-\(UUID().uuidString)")
+        : storeDirectory(dir, "perm-\(n)")
+    let storage = n == 0 ? try open(storeDir) : try filledStore(dir, "perm-\(n)", n, .permanent)
+    var samples: [Double] = []
+    var added: [(Credential, ProtectionSpace)] = []
+    for j in 0..<count {
+        // New spaces, so that every set inserts a credential and makes it the space's default.
+        let s = ProtectionSpace(host: "set\(j).example.org", port: 443, protocol: "https", realm: "bench")
+        let c = Credential(user: "setter\(j)", password: "pw-\(UInt64.random(in: 0...UInt64.max))", persistence: .permanent)
+        let t = now()
+        try storage.set(c, for: s)
+        samples.append(now() - t)
+        added.append((c, s))
+    }
+    let note = n == 0 ? "durable set of a new credential, store growing 0..COUNT" : "durable set of a new credential into a store of N"
+    emit(n, "set_med_us", median(samples) * 1e6, "us", samples: count, note: note)
+    emit(n, "set_mean_us", samples.reduce(0, +) / Double(count) * 1e6, "us", samples: count, note: note)
+    emit(n, "set_p99_us", percentile(samples, 0.99) * 1e6, "us", samples: count, note: note)
+    emitPeakRSS(n, mode)
+    if n == 0 {
+        try? FileManager.default.removeItem(at: storeDir)
+    } else {
+        for (c, s) in added { _ = try storage.remove(c, for: s) }
+    }
+
+case "open":
+    let count = intArgument(4)
+    let storeDir = storeDirectory(dir, "perm-\(n)")
+    do { _ = try filledStore(dir, "perm-\(n)", n, .permanent) }
+    var samples: [Double] = []
+    for _ in 0..<count {
+        let t = now()
+        let storage = try open(storeDir)
+        samples.append(now() - t)
+        withExtendedLifetime(storage) {}
+    }
+    emit(n, "open_med_ms", median(samples) * 1e3, "ms", samples: count, note: "CredentialStorage(at:key: .keyFile) of an existing store, warm cache")
+    emit(n, "open_p99_ms", percentile(samples, 0.99) * 1e3, "ms", samples: count, note: "")
+    emit(n, "open_first_ms", samples[0] * 1e3, "ms", note: "first open in this process")
+    emitPeakRSS(n, mode)
+
 case "import":
-    let source = try open(dir, "sync-source-\(n)")
-    try fill(source, n, .synchronizable)
-    let bundle = dir.appendingPathComponent("sync-\(n).csbundle")
-    let target = dir.appendingPathComponent("sync-target-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-    let destination = try open(target, "target")
-    var t = now()
-    try source.exportSynchronizable(to: bundle, protection: .recipients([try destination.devicePublicKey]))
-    print("export_s", now() - t)
-    try destination.trustDevice(try source.devicePublicKey)
-    t = now()
-    let report = try destination.importBundle(from: bundle)
-    print("import_s", now() - t, "added", report.added)
-    let sample = try destination.defaultCredential(for: space(n / 2))
-    precondition(report.added == n && sample?.password == password(n / 2))
+    let repeats = intArgument(4, 1)
+    let source = try filledStore(dir, "sync-\(n)", n, .synchronizable)
+    let work = storeDirectory(dir, "import-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: work) }
+    var exports: [Double] = []
+    var imports: [Double] = []
+    for r in 0..<repeats {
+        let destination = try open(storeDirectory(work, "target-\(r)"))
+        let bundle = work.appendingPathComponent("bundle-\(r).csbundle")
+        var t = now()
+        try source.exportSynchronizable(to: bundle, protection: .recipients([destination.devicePublicKey]))
+        exports.append(now() - t)
+        try destination.trustDevice(source.devicePublicKey)
+        t = now()
+        let report = try destination.importBundle(from: bundle)
+        imports.append(now() - t)
+        let sample = try destination.defaultCredential(for: space(n / 2))
+        precondition(report.added == n && sample?.password == password(n / 2), "import did not bring every item")
+    }
+    emit(n, "export_s", median(exports), "s", samples: repeats, note: "exportSynchronizable, recipient bundle")
+    emit(n, "import_s", median(imports), "s", samples: repeats, note: "importBundle of a recipient bundle into an empty store")
+    emitPeakRSS(n, mode)
+
 default:
-    print("usage: credstore-bench lookup DIR N LOOKUPS | import DIR N")
+    usage()
 }

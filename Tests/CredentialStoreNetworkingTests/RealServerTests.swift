@@ -7,6 +7,7 @@ import FoundationNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
+import LocalServers
 import Testing
 
 /// A real lighttpd (Debian's `lighttpd` package), run in the foreground by the test on 127.0.0.1,
@@ -16,16 +17,16 @@ final class LighttpdServer {
     static let executable = "/usr/sbin/lighttpd"
     static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
-    private let process = Process()
+    private let daemon: LocalDaemon
     let directory: URL
-    let port: Int
+    var port: Int { daemon.port }
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     private var accessLog: URL { directory.appendingPathComponent("access.log") }
 
-    init(user: String, password: String) async throws {
-        directory = URL(fileURLWithPath: NSTemporaryDirectory())
+    init(user: String, password: String) throws {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("credstore-lighttpd-\(UUID().uuidString)", isDirectory: true)
-        port = try Self.freePort()
+        self.directory = directory
         let fileManager = FileManager.default
         let root = directory.appendingPathComponent("root", isDirectory: true)
         for area in ["basic", "digest"] {
@@ -39,12 +40,15 @@ final class LighttpdServer {
             .write(to: htpasswd)
         try Data("\(user):digest-realm:\(try Self.python("import hashlib, sys; print(hashlib.md5(sys.argv[1].encode()).hexdigest())", "\(user):digest-realm:\(password)"))\n".utf8)
             .write(to: htdigest)
-        let config = directory.appendingPathComponent("lighttpd.conf")
-        try Data("""
+        let errorLog = directory.appendingPathComponent("error.log")
+        let accessLog = directory.appendingPathComponent("access.log")
+        daemon = try LocalDaemon(name: "lighttpd", executable: Self.executable, in: directory, errorLog: errorLog,
+                                 arguments: { ["-D", "-f", $0] }) { port in
+            """
             server.document-root = "\(root.path)"
             server.port = \(port)
             server.bind = "127.0.0.1"
-            server.errorlog = "\(directory.appendingPathComponent("error.log").path)"
+            server.errorlog = "\(errorLog.path)"
             server.modules = ("mod_auth", "mod_authn_file", "mod_accesslog")
             accesslog.filename = "|exec cat >> \(accessLog.path)"
             $HTTP["url"] =~ "^/basic/" {
@@ -58,30 +62,8 @@ final class LighttpdServer {
               auth.require = ( "/digest/" => ("method" => "digest", "realm" => "digest-realm", "algorithm" => "MD5", "require" => "valid-user") )
             }
 
-            """.utf8).write(to: config)
-
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["-D", "-f", config.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        do {
-            try await waitUntilReady()
-        } catch {
-            stop()
-            throw error
+            """
         }
-    }
-
-    /// Polls the port (at most 5 s) until lighttpd answers.
-    private func waitUntilReady() async throws {
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            guard process.isRunning else { break }
-            if (try? await URLSession.shared.data(from: baseURL.appendingPathComponent("ready"))) != nil { return }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
-        throw CredentialStorageError(.notFound, "lighttpd did not start on port \(port)")
     }
 
     /// How many requests for `path` lighttpd has logged. The log goes through a pipe (which
@@ -103,25 +85,11 @@ final class LighttpdServer {
         throw CredentialStorageError(.notFound, "lighttpd did not log the marker request")
     }
 
-    /// SIGKILL, because a test runner may block SIGTERM.
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    func stop() { daemon.stop() }
 
     deinit {
-        stop()
+        daemon.stop()
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    private static func freePort() throws -> Int {
-        guard let port = Int(try python("""
-            import socket
-            s = socket.socket()
-            s.bind(("127.0.0.1", 0))
-            print(s.getsockname()[1])
-            """)) else { throw CredentialStorageError(.notFound, "no free port") }
-        return port
     }
 
     /// Runs a python3 snippet and returns its trimmed standard output.
@@ -144,7 +112,7 @@ final class LighttpdServer {
 struct RealServerTests {
     @Test(arguments: ["basic", "digest"])
     func fetchesFromLighttpdWithTheStoredCredential(area: String) async throws {
-        let server = try await LighttpdServer(user: "alice", password: "right")
+        let server = try LighttpdServer(user: "alice", password: "right")
         defer { server.stop() }
         let store = TemporaryStore()
         let storage = try store.open()
@@ -161,7 +129,7 @@ struct RealServerTests {
 
     @Test(arguments: ["basic", "digest"])
     func aWrongStoredPasswordGetsOneRetryAndThenTheRejection(area: String) async throws {
-        let server = try await LighttpdServer(user: "alice", password: "right")
+        let server = try LighttpdServer(user: "alice", password: "right")
         defer { server.stop() }
         let store = TemporaryStore()
         let storage = try store.open()

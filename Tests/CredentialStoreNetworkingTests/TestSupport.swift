@@ -16,11 +16,12 @@ final class TemporaryStore {
             .appendingPathComponent("credstore-networking-tests-\(UUID().uuidString)", isDirectory: true)
     }
 
+    var database: URL { directory.appendingPathComponent("store/credentials.db") }
+    var keyFile: URL { directory.appendingPathComponent("store/store.key") }
+
     /// Opens (creating on first use) the store with its key file.
     func open() throws -> CredentialStorage {
-        let store = directory.appendingPathComponent("store", isDirectory: true)
-        return try CredentialStorage(at: store.appendingPathComponent("credentials.db"),
-                                     key: .keyFile(store.appendingPathComponent("store.key")))
+        try CredentialStorage(at: database, key: .keyFile(keyFile))
     }
 
     deinit {

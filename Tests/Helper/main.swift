@@ -4,8 +4,16 @@
 //   credstore-test-helper remove DB KEYFILE HOST USER
 //   credstore-test-helper fill DB KEYFILE PREFIX COUNT             sets PREFIX-0 … PREFIX-(COUNT-1)
 //   credstore-test-helper import DB KEYFILE BUNDLE                 imports a recipient-mode sync bundle
+//   credstore-test-helper fetch DB KEYFILE URL                     GETs URL with credentials from the store
+//                                                                  (through $http_proxy if set); prints the
+//                                                                  status and Server header on one line,
+//                                                                  then the body
 import CredentialStore
+import CredentialStoreNetworking
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -13,7 +21,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 5 else { fail("usage: credstore-test-helper set|remove|fill|import DB KEYFILE …") }
+guard arguments.count >= 5 else { fail("usage: credstore-test-helper set|remove|fill|import|fetch DB KEYFILE …") }
 let storage: CredentialStorage
 do {
     storage = try CredentialStorage(at: URL(fileURLWithPath: arguments[2]), key: .keyFile(URL(fileURLWithPath: arguments[3])))
@@ -42,9 +50,18 @@ do {
         FileHandle.standardOutput.write(Data("importing\n".utf8))
         let report = try storage.importBundle(from: URL(fileURLWithPath: arguments[4]))
         FileHandle.standardOutput.write(Data("imported \(report.added) \(report.updated) \(report.removed) \(report.unchanged)\n".utf8))
+    case "fetch":
+        guard let url = URL(string: arguments[4]) else { fail("not a URL: \(arguments[4])") }
+        // Top-level await: blocking the main thread on a semaphore instead would starve corelibs'
+        // URLSession, which delivers some of its callbacks there.
+        let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), credentialsFrom: storage)
+        let http = response as? HTTPURLResponse
+        let server = http?.value(forHTTPHeaderField: "Server") ?? ""
+        FileHandle.standardOutput.write(Data("\(http?.statusCode ?? 0) \(server)\n".utf8) + data)
     default:
         fail("unknown command \(arguments[1])")
     }
 } catch {
     fail("\(arguments[1]): \(error)")
 }
+

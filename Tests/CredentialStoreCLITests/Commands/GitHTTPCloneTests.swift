@@ -1,8 +1,6 @@
 import Foundation
+import LocalServers
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A real lighttpd serving a bare repository over git's smart HTTP protocol (git-http-backend as a
 /// CGI), behind Basic auth (realm "git-realm", user alice, password "right"). Run in the
@@ -15,8 +13,8 @@ private final class GitHTTPServer {
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/git")
     }
 
-    private let process = Process()
-    let port: Int
+    private let daemon: LocalDaemon
+    var port: Int { daemon.port }
     var repositoryURL: String { "http://127.0.0.1:\(port)/git/repo.git" }
     var origin: String { "http://127.0.0.1:\(port)" }
 
@@ -40,13 +38,14 @@ private final class GitHTTPServer {
         let htpasswd = directory.appendingPathComponent("htpasswd")
         // "right" as htpasswd's {SHA}: base64 of its SHA-1.
         try Data("alice:{SHA}0nofEXcSAJSXFLGvmfBIpBb11vQ=\n".utf8).write(to: htpasswd)
-        port = try Self.freePort()
-        let config = directory.appendingPathComponent("lighttpd.conf")
-        try Data("""
+        let errorLog = directory.appendingPathComponent("error.log")
+        daemon = try LocalDaemon(name: "lighttpd", executable: Self.lighttpd, in: directory, errorLog: errorLog,
+                                 arguments: { ["-D", "-f", $0] }) { port in
+            """
             server.document-root = "\(root.path)"
             server.port = \(port)
             server.bind = "127.0.0.1"
-            server.errorlog = "\(directory.appendingPathComponent("error.log").path)"
+            server.errorlog = "\(errorLog.path)"
             server.modules = ("mod_auth", "mod_authn_file", "mod_alias", "mod_setenv", "mod_cgi")
             alias.url = ( "/git/" => "\(Self.backend)/" )
             $HTTP["url"] =~ "^/git/" {
@@ -57,69 +56,15 @@ private final class GitHTTPServer {
               auth.require = ( "/git/" => ("method" => "basic", "realm" => "git-realm", "require" => "valid-user") )
             }
 
-            """.utf8).write(to: config)
-
-        process.executableURL = URL(fileURLWithPath: Self.lighttpd)
-        process.arguments = ["-D", "-f", config.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Poll the port, at most 5 s.
-        let deadline = Date().addingTimeInterval(5)
-        while !Self.canConnect(to: port) {
-            guard process.isRunning, Date() < deadline else {
-                stop()
-                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "lighttpd did not start on port \(port)"])
-            }
-            usleep(50_000)
+            """
         }
     }
 
-    /// SIGKILL, because a test runner may block SIGTERM.
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    deinit { stop() }
+    func stop() { daemon.stop() }
 
     private static func git(_ arguments: [String], in sandbox: Sandbox) throws {
         let result = try runProgram("/usr/bin/git", arguments, in: sandbox, environment: ["GIT_CONFIG_NOSYSTEM": "1"])
         #expect(result.status == 0, "git \(arguments) failed: \(result.stderr)")
-    }
-
-    private static func canConnect(to port: Int) -> Bool {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { return false }
-        defer { close(socketFD) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
-
-    /// A port nothing listens on: bind to port 0, read the port the kernel chose, close.
-    private static func freePort() throws -> Int {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { throw POSIXError(.EMFILE) }
-        defer { close(socketFD) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketFD, $0, length) == 0 && getsockname(socketFD, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
