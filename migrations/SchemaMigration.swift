@@ -16,5 +16,6 @@ package enum SchemaHistory {
         migration0001Initial,
         migration0002ChangeLog,
         migration0003Sync,
+        migration0004TableSeal,
     ]
 }

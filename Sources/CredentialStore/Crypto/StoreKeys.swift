@@ -8,6 +8,8 @@ struct StoreKeys: Sendable {
 
     private let field: SecureBytes
     private let index: SecureBytes
+    /// Keys the table seal (see ``TableSealing``).
+    private let tableSeal: SecureBytes
 
     /// Blind indexes are 16 bytes: 2⁻¹²⁸ collision odds per pair is far below any store's size, and
     /// shorter keys keep the B-tree shallow.
@@ -16,6 +18,12 @@ struct StoreKeys: Sendable {
     init(root: SecureBytes) throws {
         field = try Sodium.deriveSubkey(from: root, id: 1, context: Self.context)
         index = try Sodium.deriveSubkey(from: root, id: 2, context: Self.context)
+        tableSeal = try Sodium.deriveSubkey(from: root, id: 3, context: Self.context)
+    }
+
+    /// Keyed BLAKE2b under the table-seal subkey.
+    func tableSealHash(_ message: [UInt8], outputBytes: Int) -> [UInt8] {
+        message.withUnsafeBytes { Sodium.keyedHash($0, key: tableSeal, outputBytes: outputBytes) }
     }
 
     // MARK: Blind indexes

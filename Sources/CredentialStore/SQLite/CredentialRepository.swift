@@ -54,6 +54,33 @@ struct SealedDevice: Hashable, Sendable {
     var sealedSecretKey: [UInt8]
 }
 
+/// One row as the table seal sees it: its table, its primary key, and the authentication tags of
+/// its ciphertexts, which (through their associated data) vouch for every other column.
+struct SealedRowFingerprint: Hashable, Sendable {
+    enum Table: UInt8 {
+        case credentials = 1, defaultChoices = 2, trustedDevices = 3
+    }
+
+    var table: Table
+    var key: [UInt8]
+    var tags: [UInt8]
+}
+
+/// The stored table seal (see migration 0004).
+struct TableSeal: Hashable, Sendable {
+    var generation: Int64
+    var rowCount: Int64
+    var digest: [UInt8]
+    var mac: [UInt8]
+}
+
+/// The sealed rows a write transaction removed and added (a replaced row is both), for the
+/// table seal to fold in at the end of the transaction.
+final class RowJournal {
+    var removed: [SealedRowFingerprint] = []
+    var added: [SealedRowFingerprint] = []
+}
+
 /// A space's credentials, and its default choice when the default rule needs it.
 ///
 /// A space with exactly one credential resolves to that credential whatever its default choice,
@@ -78,6 +105,10 @@ protocol CredentialRepositoryReading {
     func allDefaultChoices() throws -> [SealedDefault]
     func latestChangeSequence() throws -> Int64
     func changes(after sequence: Int64) throws -> [SealedChange]
+    /// The table seal; nil when its row is missing.
+    func tableSeal() throws -> TableSeal?
+    /// Every sealed row's fingerprint, streamed (the table seal's full check).
+    func forEachFingerprint(_ body: (SealedRowFingerprint) throws -> Void) throws
 
     // Sync
     func device() throws -> SealedDevice?
@@ -93,6 +124,9 @@ protocol CredentialRepositoryReading {
 /// Writes, inside one transaction of ``CredentialRepository/write(_:)``.
 protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func initialize(header: StoreHeader, slots: [KeySlot]) throws
+    func setTableSeal(_ seal: TableSeal) throws
+    /// The sealed rows this transaction has removed and added so far; empties the journal.
+    func takeRowChanges() -> RowJournal
     func replaceSlots(_ slots: [KeySlot], header: StoreHeader) throws
     func upsert(_ credential: SealedCredential) throws
     /// Empties the credential and default tables (rekey re-seals everything in the same transaction).

@@ -4,6 +4,8 @@ import GRDB
 /// The SQL of the store, over one connection inside a read or a write.
 struct SQLiteAccess: CredentialRepositoryWriting {
     let db: Database
+    /// What a write removes and adds of the sealed rows; reads have none.
+    var journal: RowJournal?
 
     private static let credentialColumns = """
         space_index, user_index, origin_index, persistence, created, modified, sealed_space, sealed_credential
@@ -192,6 +194,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func addTrustedDevice(keyIndex: [UInt8], sealedPublicKey: [UInt8]) throws {
+        if let journal {
+            if let old = try fingerprint(.trustedDevices, [keyIndex]) { journal.removed.append(old) }
+            journal.added.append(SealedRowFingerprint(trustedKeyIndex: keyIndex, sealedPublicKey: sealedPublicKey))
+        }
         try db.execute(
             sql: "INSERT OR REPLACE INTO trusted_devices (key_index, sealed_public_key) VALUES (?, ?)",
             arguments: [Data(keyIndex), Data(sealedPublicKey)])
@@ -217,6 +223,9 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func deleteAllSyncState() throws {
+        if let journal {
+            try forEachFingerprint { if $0.table == .trustedDevices { journal.removed.append($0) } }
+        }
         try db.execute(sql: "DELETE FROM sync_items; DELETE FROM sync_defaults; DELETE FROM trusted_devices; DELETE FROM device")
     }
 
@@ -245,6 +254,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func upsert(_ credential: SealedCredential) throws {
+        if let journal {
+            if let old = try fingerprint(.credentials, [credential.spaceIndex, credential.userIndex]) { journal.removed.append(old) }
+            journal.added.append(SealedRowFingerprint(credential))
+        }
         let statement = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO credentials (\(Self.credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
@@ -256,20 +269,29 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func deleteAllCredentials() throws {
+        if let journal {
+            try forEachFingerprint { if $0.table != .trustedDevices { journal.removed.append($0) } }
+        }
         try db.execute(sql: "DELETE FROM credentials; DELETE FROM default_choices")
     }
 
     func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws {
+        if let journal, let old = try fingerprint(.credentials, [spaceIndex, userIndex]) { journal.removed.append(old) }
         try db.cachedStatement(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index = ?")
             .executeRaw([.blob(spaceIndex), .blob(userIndex)])
     }
 
     func setDefaultChoice(_ choice: SealedDefault) throws {
+        if let journal {
+            if let old = try fingerprint(.defaultChoices, [choice.spaceIndex]) { journal.removed.append(old) }
+            journal.added.append(SealedRowFingerprint(choice))
+        }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?)")
             .executeRaw([.blob(choice.spaceIndex), .blob(choice.userIndex), .blob(choice.sealedUser)])
     }
 
     func deleteDefaultChoice(space spaceIndex: [UInt8]) throws {
+        if let journal, let old = try fingerprint(.defaultChoices, [spaceIndex]) { journal.removed.append(old) }
         try db.cachedStatement(sql: "DELETE FROM default_choices WHERE space_index = ?").executeRaw([.blob(spaceIndex)])
     }
 
@@ -295,6 +317,81 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         // Through the index on `written`: only entries past their minute are visited.
         try db.cachedStatement(sql: "DELETE FROM change_log WHERE written < ? AND seq <= ?")
             .execute(arguments: [Mutation.now() - Self.changeLogRetentionMillis, try latestChangeSequence() - Self.changeLogMinimumEntries])
+    }
+
+    // MARK: Table seal
+
+    /// Each sealed table's fingerprint query: the row's key columns, then its tags (the last 16
+    /// bytes of each ciphertext: nonce ‖ ciphertext ‖ tag); and how many key columns lead.
+    private static func fingerprintSQL(_ table: SealedRowFingerprint.Table) -> (sql: String, keyColumns: Int32, columns: Int32) {
+        switch table {
+        case .credentials:
+            ("SELECT space_index, user_index, substr(sealed_space, -16), substr(sealed_credential, -16) FROM credentials", 2, 4)
+        case .defaultChoices:
+            ("SELECT space_index, user_index, substr(sealed_user, -16) FROM default_choices", 2, 3)
+        case .trustedDevices:
+            ("SELECT key_index, substr(sealed_public_key, -16) FROM trusted_devices", 1, 2)
+        }
+    }
+
+    private static func fingerprint(_ table: SealedRowFingerprint.Table, _ row: RawRow) -> SealedRowFingerprint {
+        let shape = fingerprintSQL(table)
+        var fingerprint = SealedRowFingerprint(table: table, key: [], tags: [])
+        for column in 0..<shape.columns {
+            if column < shape.keyColumns {
+                fingerprint.key += row.blob(column) ?? []
+            } else {
+                fingerprint.tags += row.blob(column) ?? []
+            }
+        }
+        return fingerprint
+    }
+
+    private static func fingerprintWhere(_ table: SealedRowFingerprint.Table) -> String {
+        switch table {
+        case .credentials: " WHERE space_index = ? AND user_index = ?"
+        case .defaultChoices: " WHERE space_index = ?"
+        case .trustedDevices: " WHERE key_index = ?"
+        }
+    }
+
+    /// The fingerprint of the row of `table` with primary key `key`, if there is one.
+    private func fingerprint(_ table: SealedRowFingerprint.Table, _ key: [[UInt8]]) throws -> SealedRowFingerprint? {
+        var result: SealedRowFingerprint?
+        try db.cachedStatement(sql: Self.fingerprintSQL(table).sql + Self.fingerprintWhere(table)).forEachRawRow(binding: key) { row in
+            result = Self.fingerprint(table, row)
+        }
+        return result
+    }
+
+    func forEachFingerprint(_ body: (SealedRowFingerprint) throws -> Void) throws {
+        for table in [SealedRowFingerprint.Table.credentials, .defaultChoices, .trustedDevices] {
+            try db.cachedStatement(sql: Self.fingerprintSQL(table).sql).forEachRawRow(binding: []) { row in
+                try body(Self.fingerprint(table, row))
+            }
+        }
+    }
+
+    func tableSeal() throws -> TableSeal? {
+        var result: TableSeal?
+        try db.cachedStatement(sql: "SELECT generation, row_count, digest, mac FROM table_seal WHERE id = 1").forEachRawRow(binding: []) { row in
+            guard let digest = row.blob(2), let mac = row.blob(3) else { throw Self.damagedRow }
+            result = TableSeal(generation: row.int64(0), rowCount: row.int64(1), digest: digest, mac: mac)
+        }
+        return result
+    }
+
+    func setTableSeal(_ seal: TableSeal) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO table_seal (id, generation, row_count, digest, mac) VALUES (1, ?, ?, ?, ?)")
+            .executeRaw([.integer(seal.generation), .integer(seal.rowCount), .blob(seal.digest), .blob(seal.mac)])
+    }
+
+    func takeRowChanges() -> RowJournal {
+        let taken = RowJournal()
+        guard let journal else { return taken }
+        swap(&taken.removed, &journal.removed)
+        swap(&taken.added, &journal.added)
+        return taken
     }
 
     // MARK: Row decoding

@@ -45,18 +45,25 @@ final class SQLiteRepository: CredentialRepository {
         }
     }
 
+    /// What runs in a migration's transaction once its steps are applied, given their identifiers:
+    /// the steps that need the store's keys (filling in the table seal) are done there.
+    typealias AfterMigrating = ([String], any CredentialRepositoryWriting) throws -> Void
+
     /// Creates the store in a new file: WAL mode, every migration, the header and key slots, all
     /// in one transaction that also settles a race between two processes creating the same store.
     /// Returns the header that won.
-    func create(header: StoreHeader, slots: [KeySlot], upTo identifier: String? = nil) throws -> (StoreHeader, [KeySlot]) {
+    func create(
+        header: StoreHeader, slots: [KeySlot], upTo identifier: String? = nil, afterMigrating: AfterMigrating
+    ) throws -> (StoreHeader, [KeySlot]) {
         try Self.mapErrors {
             // journal_mode cannot change inside a transaction; it is persistent, so set it once here.
             try queue.writeWithoutTransaction { db in
                 _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 try db.inTransaction(.immediate) {
-                    try Self.migrate(db, upTo: identifier)
+                    let applied = try Self.migrate(db, upTo: identifier)
                     if try Int.fetchOne(db, sql: "SELECT count(*) FROM store_header") == 0 {
                         try SQLiteAccess(db: db).initialize(header: header, slots: slots)
+                        try afterMigrating(applied, SQLiteAccess(db: db))
                     }
                     return .commit
                 }
@@ -70,15 +77,28 @@ final class SQLiteRepository: CredentialRepository {
 
     /// Applies the migrations this store lacks, atomically. `upTo` stops early (for tests of
     /// stores made by older versions).
-    func migrate(upTo identifier: String? = nil) throws {
+    func migrate(upTo identifier: String? = nil, afterMigrating: AfterMigrating) throws {
         try Self.mapErrors {
             let pending = try queue.read { db in try Self.pendingMigrations(db, upTo: identifier) }
             guard !pending.isEmpty else { return }
             try queue.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
-                    try Self.migrate(db, upTo: identifier)
+                    // Another process may have migrated meanwhile: only what is still pending runs.
+                    let applied = try Self.migrate(db, upTo: identifier)
+                    if !applied.isEmpty { try afterMigrating(applied, SQLiteAccess(db: db)) }
                     return .commit
                 }
+            }
+        }
+    }
+
+    /// Whether the schema has migration `identifier` (stores made for tests of older versions
+    /// may not).
+    func hasMigration(_ identifier: String) throws -> Bool {
+        try Self.mapErrors {
+            try queue.read { db in
+                try db.tableExists("schema_migrations")
+                    && Int.fetchOne(db, sql: "SELECT count(*) FROM schema_migrations WHERE identifier = ?", arguments: [identifier]) == 1
             }
         }
     }
@@ -98,12 +118,15 @@ final class SQLiteRepository: CredentialRepository {
     // Our own runner rather than GRDB's DatabaseMigrator: all pending steps run in the caller's
     // one IMMEDIATE transaction, so a kill mid-migration, or two processes opening a new store at
     // once, leave either the old schema or the new one.
-    private static func migrate(_ db: Database, upTo identifier: String?) throws {
+    @discardableResult
+    private static func migrate(_ db: Database, upTo identifier: String?) throws -> [String] {
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
-        for migration in try pendingMigrations(db, upTo: identifier) {
+        let pending = try pendingMigrations(db, upTo: identifier)
+        for migration in pending {
             try db.execute(sql: migration.sql)
             try db.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
         }
+        return pending.map(\.identifier)
     }
 
     // MARK: CredentialRepository
@@ -128,7 +151,7 @@ final class SQLiteRepository: CredentialRepository {
             try queue.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
-                    result = try body(SQLiteAccess(db: db))
+                    result = try body(SQLiteAccess(db: db, journal: RowJournal()))
                     return .commit
                 }
                 // Still on the serialized writer: the next transaction cannot commit before

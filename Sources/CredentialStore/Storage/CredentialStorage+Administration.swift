@@ -104,6 +104,12 @@ extension CredentialStorage {
                 report.authenticationFailures += 1
             }
         }
+        do {
+            _ = try repository.snapshotRead { try TableSealing.check($0, keys: keys, storeID: header.storeID) }
+        } catch let error as CredentialStorageError where error.code == .tamperDetected {
+            report.problems.append(error.message)
+            report.authenticationFailures += 1
+        }
         report.problems += try repository.integrityProblems().map { "SQLite integrity check: \($0)" }
         return report
     }
@@ -147,6 +153,8 @@ extension CredentialStorage {
                 throw CredentialStorageError(.corrupt, "the store's key slot is missing; restore the store from a backup")
             }
             let oldKeys = try StoreKeys(root: try slot.unwrap(kek: kek, header: header))
+            // Checked before anything is re-sealed: re-sealing tampered rows would launder them.
+            let seal = try TableSealing.check(transaction, keys: oldKeys, storeID: header.storeID)
             let rows = try transaction.allCredentials()
             let choices = try transaction.allDefaultChoices()
             var spaces: [[UInt8]: ProtectionSpace] = [:]
@@ -187,6 +195,9 @@ extension CredentialStorage {
             for row in resealed { try transaction.upsert(row) }
             for choice in resealedChoices { try transaction.setDefaultChoice(choice) }
             try transaction.replaceSlots([newSlot], header: newHeader)
+            // Every sealed row changed at once: seal them afresh under the new keys.
+            _ = transaction.takeRowChanges()
+            try transaction.setTableSeal(TableSealing.compute(transaction, keys: newKeys, storeID: header.storeID, generation: seal.generation + 1))
             return newHeader.keyGeneration
         }, afterCommit: { generation in keyHolder.install(keys: newKeys, generation: generation) })
         logger.info("rotated the root key", metadata: ["generation": "\(newGeneration)"])

@@ -66,9 +66,29 @@ public final class CredentialStorage: Sendable {
     ///
     /// - Throws: ``CredentialStorageError`` with code `wrongKey`, `corrupt`, `permissionsTooOpen`,
     ///   `notFound` (an existing store whose key file is missing), `unsupportedFormatVersion` or `io`.
-    public convenience init(at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore")) throws {
-        let opened = try StoreOpener.open(databaseURL: databaseURL, key: key, logger: logger)
+    ///
+    /// Opening checks the table seal: a row deleted, restored from an older copy, or copied in
+    /// from another store throws `tamperDetected` here (see ``IntegrityCheck``).
+    public convenience init(
+        at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore"), integrityCheck: IntegrityCheck = .onOpen
+    ) throws {
+        let opened = try StoreOpener.open(
+            databaseURL: databaseURL, key: key, logger: logger, checkingSeal: integrityCheck == .onOpen)
         self.init(databaseURL: databaseURL, opened: opened, logger: logger)
+    }
+
+    /// When the whole-store integrity check (the table seal) runs.
+    public enum IntegrityCheck: Sendable, Hashable {
+        /// When the store is opened: the initializer throws `tamperDetected` if rows were deleted,
+        /// restored from older copies or copied in from another store. Each row's own
+        /// authentication is checked whenever it is read, whatever this setting.
+        case onOpen
+        /// Each row's own authentication only, when it is read; the table seal is left to
+        /// ``CredentialStorage/verify()``, which reports it with every other problem. The seal
+        /// check reads every row, so this is for a process that reads one credential and exits
+        /// (`credstore get` on a large store) and for tools that diagnose a damaged store. A row
+        /// deleted or restored from an older copy of this same store goes unnoticed by reads.
+        case rowsOnly
     }
 
     init(databaseURL: URL, opened: StoreOpener.Opened, logger: Logger) {
@@ -294,6 +314,7 @@ public final class CredentialStorage: Sendable {
             mutation.origin = origin
             let result = try body(&mutation)
             if dryRun { throw DryRunRollback(result: result) }
+            try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
             try mutation.writeChangeLog()
             // While others' processes are watched, their commits that precede this one are read
             // now, under the lock, so they are announced before this transaction's changes.

@@ -13,7 +13,7 @@ enum StoreOpener {
         var slotKind: KeySlot.Kind
     }
 
-    static func open(databaseURL: URL, key: StoreKey, logger: Logger, migrateUpTo: String? = nil) throws -> Opened {
+    static func open(databaseURL: URL, key: StoreKey, logger: Logger, checkingSeal: Bool = true, migrateUpTo: String? = nil) throws -> Opened {
         let path = databaseURL.path
         try StoreFiles.ensureDirectory(databaseURL.deletingLastPathComponent())
         if try !StoreFiles.checkStoreFiles(database: path) {
@@ -21,11 +21,38 @@ enum StoreOpener {
         }
         let repository = try SQLiteRepository(path: path)
 
-        if let (header, slots) = try repository.read({ try $0.header() }) {
-            let (root, kek) = try unlock(header: header, slots: slots, key: key)
-            try repository.migrate(upTo: migrateUpTo)
+        if var (header, slots) = try repository.read({ try $0.header() }) {
+            var (root, kek) = try unlock(header: header, slots: slots, key: key)
+            var keys = try StoreKeys(root: root)
+            try repository.migrate(upTo: migrateUpTo) { [keys] applied, writer in
+                // A store older than the table seal gets one over the rows it has.
+                if applied.contains(TableSealing.migration) {
+                    try writer.setTableSeal(TableSealing.compute(writer, keys: keys, storeID: header.storeID, generation: 0))
+                }
+            }
+            let sealed = try migrateUpTo == nil || repository.hasMigration(TableSealing.migration)
+            if checkingSeal, sealed {
+                // The rows against their seal, in one snapshot. Another process may rotate the
+                // root key in between; then unlock again and check under the new keys.
+                for attempt in 1...3 {
+                    let rotated = try repository.snapshotRead { [keys] reader -> (StoreHeader, [KeySlot])? in
+                        guard let current = try reader.header(), current.0.keyGeneration == header.keyGeneration else {
+                            return try reader.header()
+                        }
+                        try TableSealing.check(reader, keys: keys, storeID: header.storeID)
+                        return nil
+                    }
+                    guard let (newHeader, newSlots) = rotated else { break }
+                    guard attempt < 3 else {
+                        throw CredentialStorageError(.io, "the store's key kept changing while it was opened; retry")
+                    }
+                    (header, slots) = (newHeader, newSlots)
+                    (root, kek) = try unlock(header: header, slots: slots, key: key)
+                    keys = try StoreKeys(root: root)
+                }
+            }
             logger.debug("opened credential store", metadata: ["path": "\(path)"])
-            return Opened(repository: repository, header: header, keys: try StoreKeys(root: root), kek: kek, slotKind: key.slotKind)
+            return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind)
         }
 
         guard try repository.isEmpty() else {
@@ -35,11 +62,16 @@ enum StoreOpener {
             format: StoreHeader.currentFormat, storeID: Sodium.randomBytes(16), keyGeneration: 1, created: Mutation.now())
         let root = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let (slot, kek) = try makeSlot(for: key, root: root, header: header, creatingStore: true)
-        let (storedHeader, storedSlots) = try repository.create(header: header, slots: [slot], upTo: migrateUpTo)
+        let keys = try StoreKeys(root: root)
+        let (storedHeader, storedSlots) = try repository.create(header: header, slots: [slot], upTo: migrateUpTo) { applied, writer in
+            if applied.contains(TableSealing.migration) {
+                try writer.setTableSeal(TableSealing.empty(keys: keys, storeID: header.storeID))
+            }
+        }
         logger.debug("created credential store", metadata: ["path": "\(path)"])
         // Another process may have created the store first; then its root key is the one.
         if storedHeader == header {
-            return Opened(repository: repository, header: header, keys: try StoreKeys(root: root), kek: kek, slotKind: key.slotKind)
+            return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind)
         }
         let (winnerRoot, winnerKEK) = try unlock(header: storedHeader, slots: storedSlots, key: key)
         return Opened(repository: repository, header: storedHeader, keys: try StoreKeys(root: winnerRoot), kek: winnerKEK, slotKind: key.slotKind)

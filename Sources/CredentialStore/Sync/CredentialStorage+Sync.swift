@@ -61,6 +61,7 @@ extension CredentialStorage {
         _ = try followRekey()
         try repository.write { transaction in
             try transaction.addTrustedDevice(keyIndex: keys.trustedKeyIndex(key), sealedPublicKey: keys.sealTrustedKey(key))
+            try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
         }
     }
 

@@ -36,7 +36,8 @@ struct GitCredentialCommand: ParsableCommand {
         let location = global.location(in: console)
         switch action {
         case "get":
-            guard let storage = try location.openIfPresent(console),
+            // As `credstore get`: git asks on every fetch, so only the row read is authenticated.
+            guard let storage = try location.openIfPresent(console, integrityCheck: .rowsOnly),
                   case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console) else { return }
             if let expiry = extras.expiry, expiry <= Int64(Date().timeIntervalSince1970) { return }
             var answer = "username=\(credential.user)\npassword=\(credential.password)\n"

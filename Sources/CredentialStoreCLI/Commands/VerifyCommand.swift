@@ -7,8 +7,9 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check that every credential decrypts and the database is sound.",
         discussion: """
-            Opens every credential and default choice against its blind indexes and runs SQLite's \
-            integrity check. Prints the report; exits 77 if a row fails authentication (altered \
+            Opens every credential and default choice against its blind indexes, checks the table \
+            seal (no row deleted, restored from an older copy or copied in from elsewhere) and runs \
+            SQLite's integrity check. Prints the report; exits 77 if a row fails authentication (altered \
             outside credstore), 74 if only the database structure is damaged, 0 if all is sound.
             """)
 
@@ -17,7 +18,10 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let console = Console.current
         let location = global.location(in: console)
-        let storage = try location.openExisting(console, orFail: CommandFailure(.notFound, "there is no store at \(location.path); nothing to verify"))
+        // The table seal is checked by verify() itself, so that its failure is one problem of the
+        // report rather than an error that hides the others.
+        let storage = try location.openExisting(
+            console, integrityCheck: .rowsOnly, orFail: CommandFailure(.notFound, "there is no store at \(location.path); nothing to verify"))
         let report = try storage.verify()
 
         if global.json {

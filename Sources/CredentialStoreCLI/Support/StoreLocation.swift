@@ -37,8 +37,10 @@ struct StoreLocation {
 
     /// Opens an existing store; throws `failure` when there is none, rather than creating one as a
     /// side effect of a command that only reads.
-    func openExisting(_ console: Console, orFail failure: @autoclosure () -> CommandFailure) throws -> CredentialStorage {
-        guard let storage = try openIfPresent(console) else { throw failure() }
+    func openExisting(
+        _ console: Console, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen, orFail failure: @autoclosure () -> CommandFailure
+    ) throws -> CredentialStorage {
+        guard let storage = try openIfPresent(console, integrityCheck: integrityCheck) else { throw failure() }
         return storage
     }
 
@@ -47,21 +49,21 @@ struct StoreLocation {
     /// A key-file store opens on the first try, without reading its header twice (this is the path
     /// of `credstore get`); a store that turns out to be locked by a passphrase is opened with
     /// `CREDSTORE_PASSPHRASE` or a prompt.
-    func openIfPresent(_ console: Console) throws -> CredentialStorage? {
+    func openIfPresent(_ console: Console, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen) throws -> CredentialStorage? {
         guard storeExists else { return nil }
         let logger = Self.logger(console)
         do {
             if Self.exists(keyFileURL) {
                 do {
-                    return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger)
+                    return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
                 } catch let error as CredentialStorageError where error.code == .wrongKey {
                     guard try CredentialStorage.protection(ofStoreAt: databaseURL) == .passphrase else { throw error }
                 }
             } else if try CredentialStorage.protection(ofStoreAt: databaseURL) != .passphrase {
                 // The library's error names the key file that is missing.
-                return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger)
+                return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
             }
-            return try openWithPassphrase(console, logger: logger)
+            return try openWithPassphrase(console, logger: logger, integrityCheck: integrityCheck)
         } catch let error as CredentialStorageError where error.code == .notFound {
             // The store is there but its key file is not: a key problem, not "nothing matched".
             throw CommandFailure(.noPermission, error.message)
@@ -69,9 +71,11 @@ struct StoreLocation {
     }
 
     /// Opens a passphrase store with `CREDSTORE_PASSPHRASE`, else up to three prompts on a terminal.
-    private func openWithPassphrase(_ console: Console, logger: Logger) throws -> CredentialStorage {
+    private func openWithPassphrase(
+        _ console: Console, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck
+    ) throws -> CredentialStorage {
         if let passphrase = console.variable("CREDSTORE_PASSPHRASE") {
-            return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger)
+            return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
         }
         guard console.secrets.isTerminal else {
             throw CommandFailure(.noPermission, "the store \(path) is locked with a passphrase; set CREDSTORE_PASSPHRASE, or run credstore on a terminal to be asked for it")
@@ -82,7 +86,7 @@ struct StoreLocation {
                 throw CommandFailure(.noPermission, "no passphrase was given; the store \(path) stays locked")
             }
             do {
-                return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger)
+                return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
             } catch CredentialStorageError.Code.wrongKey where attempt < 3 {
                 console.errors.write("credstore: that passphrase does not unlock \(path); try again\n")
                 attempt += 1

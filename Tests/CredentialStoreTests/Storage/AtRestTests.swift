@@ -102,7 +102,10 @@ import Testing
             try db.execute(sql: "UPDATE credentials SET sealed_credential = ? WHERE user_index = ?", arguments: [rows[1][1] as Data, rows[0][0] as Data])
             try db.execute(sql: "UPDATE credentials SET sealed_credential = ? WHERE user_index = ?", arguments: [rows[0][1] as Data, rows[1][0] as Data])
         }
-        let storage = try store.open()
+        // The rows no longer match the table seal, so opening refuses; and each row's own
+        // authentication refuses the moved ciphertext too, when the seal check is left to verify.
+        expectError(.tamperDetected) { try store.open() }
+        let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .rowsOnly)
         expectError(.tamperDetected) { try storage.credentials(for: space) }
         expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
         expectError(.tamperDetected) { try storage.allCredentials() }
@@ -131,7 +134,8 @@ import Testing
             let bob = try Data.fetchOne(db, sql: "SELECT user_index FROM credentials WHERE user_index NOT IN (SELECT user_index FROM default_choices)")!
             try db.execute(sql: "UPDATE default_choices SET user_index = ?", arguments: [bob])
         }
-        let storage = try store.open()
+        expectError(.tamperDetected) { try store.open() }
+        let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .rowsOnly)
         // The default pointer is only trusted after its sealed user opens under its own indexes.
         expectError(.tamperDetected) { try storage.set(Fixture.credential("carol"), for: space) }
     }

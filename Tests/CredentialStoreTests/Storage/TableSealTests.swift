@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+import Testing
+@testable import CredentialStore
+
+/// Tampering beyond one row: deleting a row, restoring an older copy of a row, or inserting a row
+/// copied from another store leaves every remaining row authentic on its own, so only the table
+/// seal can see it. Each case is refused when the store is opened, and reported by `verify()`.
+@Suite struct TableSealTests {
+    let store: TemporaryStore
+    let space = Fixture.space(realm: "Sealed")
+
+    init() throws {
+        store = try TemporaryStore()
+    }
+
+    private func edit(_ body: (Database) throws -> Void) throws {
+        try store.rawDatabase().writeWithoutTransaction(body)
+    }
+
+    /// Opening refuses, and a store opened for diagnosis reports the seal in its verification.
+    private func expectSealBroken(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        expectError(.tamperDetected, sourceLocation: sourceLocation) { try store.open() }
+        let diagnosed = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .rowsOnly)
+        let report = try diagnosed.verify()
+        #expect(!report.isSound, sourceLocation: sourceLocation)
+        #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)", sourceLocation: sourceLocation)
+    }
+
+    private func credentialRows(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: "SELECT * FROM credentials")
+    }
+
+    private func insert(_ row: Row, into table: String, _ db: Database) throws {
+        let columns = Array(row.columnNames)
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+            arguments: StatementArguments(columns.map { row[$0] as DatabaseValue }))
+    }
+
+    @Test func aSoundStoreOpensAndVerifiesThroughEveryKindOfWrite() throws {
+        do {
+            let storage = try store.open()
+            try storage.set(Fixture.credential("alice", "a1"), for: space)
+            try storage.set(Fixture.credential("bob", "b1"), for: space)
+            try storage.setDefaultCredential(Fixture.credential("bob", "b1"), for: space)
+            try storage.set(Fixture.credential("alice", "a2"), for: space)
+            _ = try storage.remove(Fixture.credential("bob", ""), for: space)
+            try storage.set(Fixture.credential("carol", "c1", .synchronizable), for: Fixture.space("other.example.com"))
+            let other = try TemporaryStore().open()
+            try storage.trustDevice(try other.devicePublicKey)
+            try storage.rekey()
+            try storage.set(Fixture.credential("dave", "d1"), for: space)
+        }
+        let reopened = try store.open()
+        #expect(try reopened.verify().isSound)
+        #expect(try reopened.credentials(for: space).keys.sorted() == ["alice", "dave"])
+    }
+
+    @Test func restoringAnOlderCopyOfOneRowIsDetected() throws {
+        do { try store.open().set(Fixture.credential("alice", "old-password"), for: space) }
+        let old = try store.rawDatabase().read { try credentialRows($0) }
+        do { try store.open().set(Fixture.credential("alice", "new-password"), for: space) }
+        // The old row is authentic on its own (same store, same keys, same row identity).
+        try edit { db in try insert(old[0], into: "credentials", db) }
+        try expectSealBroken()
+    }
+
+    @Test func deletingARowIsDetected() throws {
+        do {
+            let storage = try store.open()
+            try storage.set(Fixture.credential("alice"), for: space)
+            try storage.set(Fixture.credential("bob"), for: space)
+        }
+        try edit { db in
+            try db.execute(sql: "DELETE FROM credentials WHERE user_index = (SELECT min(user_index) FROM credentials)")
+        }
+        try expectSealBroken()
+    }
+
+    @Test func aRowCopiedInFromAnotherStoreIsDetected() throws {
+        let other = try TemporaryStore()
+        do {
+            try store.open().set(Fixture.credential("alice"), for: space)
+            try other.open().set(Fixture.credential("mallory", "injected"), for: Fixture.space("evil.example.com"))
+        }
+        let foreign = try other.rawDatabase().read { try credentialRows($0) }
+        try edit { db in try insert(foreign[0], into: "credentials", db) }
+        try expectSealBroken()
+    }
+
+    @Test func deletingADefaultChoiceIsDetected() throws {
+        do {
+            let storage = try store.open()
+            try storage.set(Fixture.credential("alice"), for: space)
+            try storage.set(Fixture.credential("bob"), for: space)
+            try storage.setDefaultCredential(Fixture.credential("bob"), for: space)
+        }
+        try edit { try $0.execute(sql: "DELETE FROM default_choices") }
+        try expectSealBroken()
+    }
+
+    @Test func restoringAnOlderDefaultChoiceIsDetected() throws {
+        do {
+            let storage = try store.open()
+            try storage.set(Fixture.credential("alice"), for: space)
+            try storage.set(Fixture.credential("bob"), for: space)
+        }
+        let old = try store.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM default_choices") }
+        do { try store.open().setDefaultCredential(Fixture.credential("bob"), for: space) }
+        try edit { db in try insert(old[0], into: "default_choices", db) }
+        try expectSealBroken()
+    }
+
+    @Test func aTrustedDeviceCopiedInFromAnotherStoreIsDetected() throws {
+        let other = try TemporaryStore()
+        do {
+            _ = try store.open().devicePublicKey
+            let trusting = try other.open()
+            try trusting.trustDevice(try TemporaryStore().open().devicePublicKey)
+        }
+        let foreign = try other.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM trusted_devices") }
+        try edit { db in try insert(foreign[0], into: "trusted_devices", db) }
+        try expectSealBroken()
+    }
+
+    @Test(arguments: [
+        "UPDATE table_seal SET generation = generation + 1",
+        "UPDATE table_seal SET row_count = row_count - 1",
+        "UPDATE table_seal SET digest = zeroblob(16)",
+        "DELETE FROM table_seal",
+    ])
+    func anEditedOrMissingSealIsDetected(edit statement: String) throws {
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        try edit { try $0.execute(sql: statement) }
+        try expectSealBroken()
+    }
+
+    @Test func anEarlierSealPutBackOverAPartialRollbackIsDetected() throws {
+        // A seal row matches only the exact set of rows it was made for. Putting back an earlier
+        // one after deleting the rows added since still fails while any other row changed in
+        // between; restoring every row as well is a rollback of the whole store, which only the
+        // rollback anchor outside the file can catch.
+        do { try store.open().set(Fixture.credential("alice", "a1"), for: space) }
+        let oldSeal = try store.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM table_seal") }
+        do {
+            let storage = try store.open()
+            try storage.set(Fixture.credential("alice", "a2"), for: space)
+            try storage.set(Fixture.credential("bob", "b1"), for: space)
+        }
+        try edit { db in
+            try db.execute(sql: "DELETE FROM credentials WHERE user_index NOT IN (SELECT user_index FROM default_choices)")
+            try insert(oldSeal[0], into: "table_seal", db)
+        }
+        try expectSealBroken()
+    }
+
+    @Test func aWrongKeyIsReportedAsSuchBeforeAnySealCheck() throws {
+        // A wrong key is reported as such, before any seal check (which would need the keys).
+        do { try store.open().set(Fixture.credential("alice"), for: space) }
+        let otherKey = try TemporaryStore()
+        _ = try otherKey.open()
+        expectError(.wrongKey) { try CredentialStorage(at: store.databaseURL, key: .keyFile(otherKey.keyFileURL)) }
+    }
+}
