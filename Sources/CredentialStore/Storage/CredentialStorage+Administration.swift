@@ -105,7 +105,8 @@ extension CredentialStorage {
             }
         }
         do {
-            _ = try repository.snapshotRead { try TableSealing.check($0, keys: keys, storeID: header.storeID) }
+            let seal = try repository.snapshotRead { try TableSealing.check($0, keys: keys, storeID: header.storeID) }
+            try anchor?.check(storeGeneration: seal.generation)
         } catch let error as CredentialStorageError where error.code == .tamperDetected {
             report.problems.append(error.message)
             report.authenticationFailures += 1
@@ -148,7 +149,7 @@ extension CredentialStorage {
         let slotKind = keyHolder.slotKind
         let newRoot = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let newKeys = try StoreKeys(root: newRoot)
-        let newGeneration = try repository.write({ transaction -> Int64 in
+        let (newGeneration, sealGeneration) = try repository.write({ transaction -> (Int64, Int64) in
             guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == slotKind }) else {
                 throw CredentialStorageError(.corrupt, "the store's key slot is missing; restore the store from a backup")
             }
@@ -198,8 +199,12 @@ extension CredentialStorage {
             // Every sealed row changed at once: seal them afresh under the new keys.
             _ = transaction.takeRowChanges()
             try transaction.setTableSeal(TableSealing.compute(transaction, keys: newKeys, storeID: header.storeID, generation: seal.generation + 1))
-            return newHeader.keyGeneration
-        }, afterCommit: { generation in keyHolder.install(keys: newKeys, generation: generation) })
+            return (newHeader.keyGeneration, seal.generation + 1)
+        }, afterCommit: { generations in
+            keyHolder.install(keys: newKeys, generation: generations.0)
+            anchor?.advance(to: generations.1)
+        })
+        _ = sealGeneration
         logger.info("rotated the root key", metadata: ["generation": "\(newGeneration)"])
     }
 }

@@ -56,6 +56,8 @@ public final class CredentialStorage: Sendable {
     let instanceID: [UInt8]
     private let session = Mutex(SessionTier())
     private let hub: ChangeHub
+    /// Told each new table-seal generation once it is committed.
+    let anchor: AnchorFile?
 
     /// The `userInfo` key under which a posted `credentialStorageChanged` notification carries
     /// its ``CredentialChange``.
@@ -69,11 +71,15 @@ public final class CredentialStorage: Sendable {
     ///
     /// Opening checks the table seal: a row deleted, restored from an older copy, or copied in
     /// from another store throws `tamperDetected` here (see ``IntegrityCheck``).
+    ///
+    /// A store older than its ``RollbackAnchor`` (a copy of the whole file from before later
+    /// writes, put back) throws `tamperDetected` too.
     public convenience init(
-        at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore"), integrityCheck: IntegrityCheck = .onOpen
+        at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore"),
+        integrityCheck: IntegrityCheck = .onOpen, rollbackAnchor: RollbackAnchor = .standard
     ) throws {
         let opened = try StoreOpener.open(
-            databaseURL: databaseURL, key: key, logger: logger, checkingSeal: integrityCheck == .onOpen)
+            databaseURL: databaseURL, key: key, logger: logger, integrityCheck: integrityCheck, anchor: rollbackAnchor)
         self.init(databaseURL: databaseURL, opened: opened, logger: logger)
     }
 
@@ -83,12 +89,15 @@ public final class CredentialStorage: Sendable {
         /// restored from older copies or copied in from another store. Each row's own
         /// authentication is checked whenever it is read, whatever this setting.
         case onOpen
-        /// Each row's own authentication only, when it is read; the table seal is left to
-        /// ``CredentialStorage/verify()``, which reports it with every other problem. The seal
-        /// check reads every row, so this is for a process that reads one credential and exits
-        /// (`credstore get` on a large store) and for tools that diagnose a damaged store. A row
-        /// deleted or restored from an older copy of this same store goes unnoticed by reads.
+        /// The seal's own MAC and the rollback anchor when the store is opened, both O(1); each
+        /// row's authentication when it is read. The full seal check reads every row, so this
+        /// is for a process that reads one credential and exits (`credstore get` on a large
+        /// store). A row deleted, or restored from an older copy of this same store, goes
+        /// unnoticed by reads; ``CredentialStorage/verify()`` still finds it.
         case rowsOnly
+        /// Nothing at open beyond the key: ``CredentialStorage/verify()`` reports the seal and
+        /// the anchor with every other problem. For tools that diagnose a damaged store.
+        case deferredToVerify
     }
 
     init(databaseURL: URL, opened: StoreOpener.Opened, logger: Logger) {
@@ -97,6 +106,7 @@ public final class CredentialStorage: Sendable {
         let keyHolder = KeyHolder(keys: opened.keys, generation: opened.header.keyGeneration, kek: opened.kek, slotKind: opened.slotKind)
         self.keyHolder = keyHolder
         self.header = opened.header
+        self.anchor = opened.anchor
         self.logger = logger
         let instanceID = Sodium.randomBytes(16)
         self.instanceID = instanceID
@@ -314,7 +324,7 @@ public final class CredentialStorage: Sendable {
             mutation.origin = origin
             let result = try body(&mutation)
             if dryRun { throw DryRunRollback(result: result) }
-            try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
+            let generation = try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
             try mutation.writeChangeLog()
             // While others' processes are watched, their commits that precede this one are read
             // now, under the lock, so they are announced before this transaction's changes.
@@ -322,8 +332,10 @@ public final class CredentialStorage: Sendable {
             if let since = hub.watchedSequence {
                 logged = try Self.loggedChanges(after: since, in: transaction, keys: keys, skipping: instanceID)
             }
-            return MutationOutcome(result: result, session: mutation.session, local: mutation.announcements, logged: logged)
+            return MutationOutcome(
+                result: result, session: mutation.session, local: mutation.announcements, logged: logged, generation: generation)
         }, afterCommit: { outcome in
+            if let generation = outcome.generation { anchor?.advance(to: generation) }
             session.withLock { $0 = outcome.session }
             hub.deliver(logged: outcome.logged.changes, local: outcome.local, through: outcome.logged.last)
         })
@@ -338,6 +350,8 @@ private struct MutationOutcome<T> {
     var session: SessionTier
     var local: [CredentialChange]
     var logged: ChangeHub.LoggedChanges
+    /// The table seal's new generation, when the write changed sealed rows.
+    var generation: Int64?
 }
 
 /// Options for ``CredentialStorage/remove(_:for:options:)``.

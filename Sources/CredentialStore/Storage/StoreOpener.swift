@@ -11,9 +11,15 @@ enum StoreOpener {
         /// The key-encryption key that opened the slot, kept to follow a rekey by another process.
         var kek: SecureBytes
         var slotKind: KeySlot.Kind
+        /// The store's rollback anchor, when one is kept.
+        var anchor: AnchorFile?
     }
 
-    static func open(databaseURL: URL, key: StoreKey, logger: Logger, checkingSeal: Bool = true, migrateUpTo: String? = nil) throws -> Opened {
+    static func open(
+        databaseURL: URL, key: StoreKey, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen,
+        anchor: RollbackAnchor = .none,
+        migrateUpTo: String? = nil
+    ) throws -> Opened {
         let path = databaseURL.path
         try StoreFiles.ensureDirectory(databaseURL.deletingLastPathComponent())
         if try !StoreFiles.checkStoreFiles(database: path) {
@@ -30,20 +36,28 @@ enum StoreOpener {
                     try writer.setTableSeal(TableSealing.compute(writer, keys: keys, storeID: header.storeID, generation: 0))
                 }
             }
+            let anchorFile = AnchorFile(anchor, storeID: header.storeID)
             let sealed = try migrateUpTo == nil || repository.hasMigration(TableSealing.migration)
-            if checkingSeal, sealed {
-                // The rows against their seal, in one snapshot. Another process may rotate the
-                // root key in between; then unlock again and check under the new keys.
+            if integrityCheck != .deferredToVerify, sealed {
+                // The rows against their seal, in one snapshot (or, for a one-lookup process,
+                // only the seal's own MAC). Another process may rotate the root key in between;
+                // then unlock again and check under the new keys.
                 for attempt in 1...3 {
-                    let rotated = try repository.snapshotRead { [keys] reader -> (StoreHeader, [KeySlot])? in
+                    let outcome = try repository.snapshotRead { [keys] reader -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
                         guard let current = try reader.header(), current.0.keyGeneration == header.keyGeneration else {
-                            return try reader.header()
+                            return (nil, try reader.header())
                         }
-                        try TableSealing.check(reader, keys: keys, storeID: header.storeID)
-                        return nil
+                        let seal = integrityCheck == .onOpen
+                            ? try TableSealing.check(reader, keys: keys, storeID: header.storeID)
+                            : try TableSealing.stored(reader, keys: keys, storeID: header.storeID)
+                        return (seal.generation, nil)
                     }
-                    guard let (newHeader, newSlots) = rotated else { break }
-                    guard attempt < 3 else {
+                    if let generation = outcome.generation {
+                        try anchorFile?.check(storeGeneration: generation)
+                        anchorFile?.advance(to: generation)
+                        break
+                    }
+                    guard attempt < 3, let (newHeader, newSlots) = outcome.rotated else {
                         throw CredentialStorageError(.io, "the store's key kept changing while it was opened; retry")
                     }
                     (header, slots) = (newHeader, newSlots)
@@ -52,7 +66,7 @@ enum StoreOpener {
                 }
             }
             logger.debug("opened credential store", metadata: ["path": "\(path)"])
-            return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind)
+            return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind, anchor: anchorFile)
         }
 
         guard try repository.isEmpty() else {
@@ -71,10 +85,12 @@ enum StoreOpener {
         logger.debug("created credential store", metadata: ["path": "\(path)"])
         // Another process may have created the store first; then its root key is the one.
         if storedHeader == header {
-            return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind)
+            return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind,
+                          anchor: AnchorFile(anchor, storeID: header.storeID))
         }
         let (winnerRoot, winnerKEK) = try unlock(header: storedHeader, slots: storedSlots, key: key)
-        return Opened(repository: repository, header: storedHeader, keys: try StoreKeys(root: winnerRoot), kek: winnerKEK, slotKind: key.slotKind)
+        return Opened(repository: repository, header: storedHeader, keys: try StoreKeys(root: winnerRoot), kek: winnerKEK,
+                      slotKind: key.slotKind, anchor: AnchorFile(anchor, storeID: storedHeader.storeID))
     }
 
     /// The root key, from the slot that `key` opens, and the key-encryption key that opened it.

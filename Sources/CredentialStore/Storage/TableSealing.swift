@@ -61,11 +61,12 @@ enum TableSealing {
         return seal
     }
 
-    /// Folds what the transaction removed and added into the stored seal, one generation on.
-    /// Does nothing when the transaction touched no sealed row.
-    static func fold(_ transaction: any CredentialRepositoryWriting, keys: StoreKeys, storeID: [UInt8]) throws {
+    /// Folds what the transaction removed and added into the stored seal, one generation on, and
+    /// returns the new generation; does nothing (nil) when the transaction touched no sealed row.
+    @discardableResult
+    static func fold(_ transaction: any CredentialRepositoryWriting, keys: StoreKeys, storeID: [UInt8]) throws -> Int64? {
         let changes = transaction.takeRowChanges()
-        guard !changes.removed.isEmpty || !changes.added.isEmpty else { return }
+        guard !changes.removed.isEmpty || !changes.added.isEmpty else { return nil }
         let seal = try stored(transaction, keys: keys, storeID: storeID)
         var digest = seal.digest
         for fingerprint in changes.removed + changes.added {
@@ -73,6 +74,7 @@ enum TableSealing {
         }
         let count = seal.rowCount - Int64(changes.removed.count) + Int64(changes.added.count)
         try transaction.setTableSeal(sealed(generation: seal.generation + 1, rowCount: count, digest: digest, keys: keys, storeID: storeID))
+        return seal.generation + 1
     }
 
     // MARK: Arithmetic

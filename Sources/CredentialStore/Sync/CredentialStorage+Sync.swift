@@ -59,10 +59,12 @@ extension CredentialStorage {
     public func trustDevice(_ publicKey: String) throws {
         let key = try DeviceIdentity.publicKey(fromText: publicKey)
         _ = try followRekey()
-        try repository.write { transaction in
+        _ = try repository.write({ transaction in
             try transaction.addTrustedDevice(keyIndex: keys.trustedKeyIndex(key), sealedPublicKey: keys.sealTrustedKey(key))
-            try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
-        }
+            return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
+        }, afterCommit: { generation in
+            if let generation { anchor?.advance(to: generation) }
+        })
     }
 
     /// The device keys this store trusts.

@@ -18,10 +18,10 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let console = Console.current
         let location = global.location(in: console)
-        // The table seal is checked by verify() itself, so that its failure is one problem of the
-        // report rather than an error that hides the others.
+        // The table seal and the rollback anchor are checked by verify() itself, so that their
+        // failure is one problem of the report rather than an error that hides the others.
         let storage = try location.openExisting(
-            console, integrityCheck: .rowsOnly, orFail: CommandFailure(.notFound, "there is no store at \(location.path); nothing to verify"))
+            console, integrityCheck: .deferredToVerify, orFail: CommandFailure(.notFound, "there is no store at \(location.path); nothing to verify"))
         let report = try storage.verify()
 
         if global.json {

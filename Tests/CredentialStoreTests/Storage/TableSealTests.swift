@@ -21,7 +21,7 @@ import Testing
     /// Opening refuses, and a store opened for diagnosis reports the seal in its verification.
     private func expectSealBroken(sourceLocation: SourceLocation = #_sourceLocation) throws {
         expectError(.tamperDetected, sourceLocation: sourceLocation) { try store.open() }
-        let diagnosed = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .rowsOnly)
+        let diagnosed = try store.open(integrityCheck: .deferredToVerify)
         let report = try diagnosed.verify()
         #expect(!report.isSound, sourceLocation: sourceLocation)
         #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)", sourceLocation: sourceLocation)
@@ -161,5 +161,80 @@ import Testing
         let otherKey = try TemporaryStore()
         _ = try otherKey.open()
         expectError(.wrongKey) { try CredentialStorage(at: store.databaseURL, key: .keyFile(otherKey.keyFileURL)) }
+    }
+
+    // MARK: Rollback of the whole store
+
+    /// Puts the store's files back as `files` had them (the store closed).
+    private func restore(_ files: [URL: Data]) throws {
+        store.waitUntilClosed()
+        for name in try FileManager.default.contentsOfDirectory(atPath: store.directory.path) {
+            try FileManager.default.removeItem(at: store.directory.appendingPathComponent(name))
+        }
+        for (url, data) in files {
+            try data.write(to: url)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+        }
+    }
+
+    @Test func aWholeStoreRolledBackIsDetectedByItsAnchorEvenOnAOneLookupOpen() throws {
+        do { try store.open().set(Fixture.credential("alice", "old-password"), for: space) }
+        store.waitUntilClosed()
+        let backup = try store.files()
+        do { try store.open().set(Fixture.credential("alice", "new-password"), for: space) }
+        try restore(backup)
+
+        // The old copy is consistent in itself: its seal matches its rows. Only the anchor, kept
+        // outside the store's folder, knows a newer generation was seen.
+        expectError(.tamperDetected) { try store.open() }
+        expectError(.tamperDetected) { try store.open(integrityCheck: .rowsOnly) }
+        let withoutAnchor = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .none)
+        #expect(try withoutAnchor.defaultCredential(for: space)?.password == "old-password",
+                "the residual risk: without an anchor, a rolled-back store opens")
+    }
+
+    @Test func aBackupRestoredOnPurposeOpensOnceItsAnchorIsRemoved() throws {
+        do { try store.open().set(Fixture.credential("alice", "a1"), for: space) }
+        store.waitUntilClosed()
+        let backup = try store.files()
+        do { try store.open().set(Fixture.credential("bob", "b1"), for: space) }
+        try restore(backup)
+        do {
+            _ = try store.open()
+            Issue.record("a rolled-back store opened")
+        } catch let error as CredentialStorageError {
+            #expect(error.code == .tamperDetected)
+            // The message names the anchor to delete.
+            let anchors = try FileManager.default.contentsOfDirectory(atPath: store.anchorDirectory.path)
+            #expect(anchors.count == 1)
+            #expect(error.message.contains(anchors[0]))
+            try FileManager.default.removeItem(at: store.anchorDirectory.appendingPathComponent(anchors[0]))
+        }
+        let reopened = try store.open()
+        #expect(try reopened.credentials(for: space).keys.sorted() == ["alice"])
+        // And from there the anchor follows the restored store's own history.
+        try reopened.set(Fixture.credential("carol", "c1"), for: space)
+        #expect(try store.open().credentials(for: space).count == 2)
+    }
+
+    @Test func theAnchorFollowsEveryKindOfWriteAndNeverRefusesASoundStore() throws {
+        do {
+            let storage = try store.open()
+            for index in 0..<5 { try storage.set(Fixture.credential("user\(index)"), for: space) }
+            try storage.rekey()
+            try storage.trustDevice(try TemporaryStore().open().devicePublicKey)
+        }
+        // Another instance writing too, and many reopenings.
+        for round in 0..<3 {
+            let first = try store.open()
+            let second = try store.open()
+            try first.set(Fixture.credential("first\(round)"), for: space)
+            try second.set(Fixture.credential("second\(round)"), for: space)
+        }
+        let anchors = try FileManager.default.contentsOfDirectory(atPath: store.anchorDirectory.path)
+        let recorded = try String(contentsOf: store.anchorDirectory.appendingPathComponent(anchors[0]), encoding: .utf8)
+        let generation = try store.rawDatabase().read { try Int64.fetchOne($0, sql: "SELECT generation FROM table_seal") }
+        #expect(Int64(recorded.trimmingCharacters(in: .whitespacesAndNewlines)) == generation)
+        #expect(try store.open().credentials(for: space).count == 11)
     }
 }

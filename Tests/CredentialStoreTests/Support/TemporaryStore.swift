@@ -17,9 +17,13 @@ final class TemporaryStore {
         keyFileURL = directory.appendingPathComponent("store.key")
     }
 
+    /// Where this store's rollback anchor is kept: beside the store's folder, not in it.
+    var anchorDirectory: URL { directory.deletingLastPathComponent().appendingPathComponent("anchors", isDirectory: true) }
+
     /// Opens (creating on first use) the store with its key file.
-    func open() throws -> CredentialStorage {
-        try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL))
+    func open(integrityCheck: CredentialStorage.IntegrityCheck = .onOpen) throws -> CredentialStorage {
+        try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), integrityCheck: integrityCheck,
+                              rollbackAnchor: .directory(anchorDirectory))
     }
 
     /// Waits until no connection holds the store: SQLite removes the WAL when the last one closes.
