@@ -88,5 +88,15 @@ struct WatchCommandTests {
         let limits = try String(contentsOfFile: "/proc/\(watcher.process.processIdentifier)/limits", encoding: .utf8)
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
         #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])
+
+        // Its key material is on locked pages. (The process is non-dumpable, so only root may read
+        // its smaps; another user's test run gets EACCES, which is that protection at work.)
+        if let handle = FileHandle(forReadingAtPath: "/proc/\(watcher.process.processIdentifier)/smaps") {
+            let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+            let flagLines = smaps.split(separator: "\n").filter { $0.hasPrefix("VmFlags:") }
+            #expect(flagLines.contains { $0.split(separator: " ").contains("lo") }, "no locked mapping in the watcher")
+        } else {
+            #expect(getuid() != 0, "root could not read the watcher's smaps")
+        }
     }
 }
