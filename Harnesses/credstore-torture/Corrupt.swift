@@ -284,8 +284,8 @@ func corruptMain(_ options: Options) -> Int32 {
     }
     print("")
     print("corrupt: seed \(seed), \(outcomes.values.reduce(0, +)) trials")
-    print(pad("outcome", 34) + "count")
-    for (outcome, count) in outcomes.sorted(by: { $0.key < $1.key }) { print(pad(outcome, 34) + "\(count)") }
+    print(pad("outcome", 44) + "count")
+    for (outcome, count) in outcomes.sorted(by: { $0.key < $1.key }) { print(pad(outcome, 44) + "\(count)") }
     print("")
     print("by damaged file:")
     for (file, counts) in perFile.sorted(by: { $0.key < $1.key }) {

@@ -112,7 +112,7 @@ final class FaultRun {
     // MARK: Set-up
 
     func sql(_ database: URL, _ statement: String) throws -> String {
-        let result = runToEnd(sqlite3, [database.path, statement], in: work)
+        let result = runToEnd(sqlite3, ["-cmd", ".timeout 10000", database.path, statement], in: work)
         guard result.status == 0 else { throw CredentialStorageError(.io, "sqlite3 failed: \(result.errors)") }
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -135,6 +135,8 @@ final class FaultRun {
             try fill(storage, ledger: &ledgerA, prefix: "seed-a", count: 40, persistence: .permanent)
         }
         schemaSteps = Int(try sql(db("a"), "SELECT count(*) FROM schema_migrations")) ?? 0
+        // Store A also holds the bundle's items (imported once below), so that a rekey has
+        // thousands of rows to re-seal and its transaction lasts long enough to be hit.
         note("set-up: store A ready, \(schemaSteps) schema steps")
         do {
             let storage = try CredentialStorage(at: db("p"), key: .passphrase(passphrase))
@@ -154,6 +156,11 @@ final class FaultRun {
             }
             try storage.exportSynchronizable(to: work.appendingPathComponent("large.csbundle"), protection: .passphrase(bundlePassphrase))
             note("set-up: bundle of \(bundleItems) items in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        }
+        do {
+            let storage = try CredentialStorage(at: db("a"), key: .keyFile(keyFile("a")))
+            let report = try storage.importBundle(from: work.appendingPathComponent("large.csbundle"), passphrase: bundlePassphrase)
+            note("set-up: \(report.added) bundle items imported into store A")
         }
         do {
             let storage = try CredentialStorage(at: db("migration-template"), key: .keyFile(keyFile("migration-template")))
@@ -202,6 +209,35 @@ final class FaultRun {
         return lost
     }
 
+    /// How many of the bundle's items the store holds; a wrong password or tier is a problem.
+    func bundleItemsPresent(_ storage: CredentialStorage, point: String) throws -> Int {
+        var present = 0
+        for (space, credentials) in try storage.allCredentials() where space.host.hasSuffix(".bundle") {
+            for (user, credential) in credentials {
+                present += 1
+                if "bpw" + user.dropFirst(2) != credential.password || credential.persistence != .synchronizable {
+                    problem(point, "bundle item \(space.host) \(user) reads \(credential.persistence.rawValue) with a wrong password")
+                }
+            }
+        }
+        return present
+    }
+
+    /// On store A: all the bundle's items, imported at set-up, still there.
+    func checkBundleItems(_ storage: CredentialStorage, point: String) -> Int {
+        do {
+            let present = try bundleItemsPresent(storage, point: point)
+            guard present == bundleItems else {
+                problem(point, "\(present) of the \(bundleItems) imported bundle items present")
+                return 1
+            }
+            return 0
+        } catch {
+            problem(point, "allCredentials() threw: \(describe(error))")
+            return 1
+        }
+    }
+
     /// `credstore verify` and the library's `verify()`; returns whether both passed.
     func verify(_ storage: CredentialStorage, database: URL, keyFile: URL?, passphrase: String?, point: String) -> Bool {
         var sound = true
@@ -230,11 +266,13 @@ final class FaultRun {
     // MARK: Rounds
 
     func delay(upTo duration: Double) -> Double {
-        // Half spread over the whole run, half near its end, where the commit is.
-        if Bool.random(using: &random) {
-            return Double.random(in: 0.01...max(0.02, duration), using: &random)
+        // A third spread over the whole run, a third over its second half, a third close to its
+        // end, where the commit is.
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0: return Double.random(in: 0.01...max(0.02, duration), using: &random)
+        case 1: return Double.random(in: (duration * 0.5)...max(duration * 0.5 + 0.01, duration * 1.03), using: &random)
+        default: return Double.random(in: (duration * 0.92)...max(duration * 0.92 + 0.005, duration * 1.01), using: &random)
         }
-        return Double.random(in: (duration * 0.5)...max(duration * 0.5 + 0.01, duration * 1.03), using: &random)
     }
 
     func startWriter(database: URL, keyFile: String, prefix: String, environment: [String: String] = [:]) -> Child {
@@ -286,6 +324,7 @@ final class FaultRun {
         do {
             let storage = try CredentialStorage(at: db("a"), key: .keyFile(keyFile("a")))
             tallies[point, default: FaultTally()].lost += check(storage, ledger: &ledgerA, inflight: inflight, point: point)
+            tallies[point, default: FaultTally()].lost += checkBundleItems(storage, point: point)
             if !verify(storage, database: db("a"), keyFile: keyFile("a"), passphrase: nil, point: point) {
                 tallies[point, default: FaultTally()].verifyFailures += 1
             }
@@ -303,25 +342,26 @@ final class FaultRun {
         count("writer", killed: killed[1])
         // Creep towards the command's real length (the commit is at its end): longer after a kill,
         // the measured time after a run that finished.
-        if killed[0] { durations[point] = duration * 1.04 }
+        if killed[0] { durations[point] = duration * 1.06 }
         if !killed[0] {
             let status = command.process.terminationStatus
             if status != 0 { problem(point, "\(point) exited \(status) before the kill: \(command.errors) \(command.output)") }
             // It finished: a better estimate of how long it takes.
-            durations[point] = Date().timeIntervalSince(command.started)
+            durations[point] = Date().timeIntervalSince(command.started) * 0.98
         }
         return killed[0]
     }
 
     /// Kills a command that runs alone on its store (no writer beside it), then reads the store's
-    /// committed state on a copy to tell where the kill landed: before the command wrote anything,
-    /// inside its transaction (frames in the WAL, no commit), or after its commit.
+    /// committed state on a copy to tell where the kill landed: after its commit; inside its
+    /// transaction with pages already in the WAL but no commit frame; or with nothing in the WAL,
+    /// which is before its transaction or inside it while SQLite still held the pages in memory.
     func loneRound(point: String, command: Child, database: URL, probe: String, before: String) -> Bool {
         let key = "\(point) alone"
         let duration = durations[key] ?? durations[point] ?? 1
         let killed = kill([(command, delay(upTo: duration), point)])[0]
         count(point, killed: killed)
-        if killed { durations[key] = duration * 1.04 } else { durations[key] = Date().timeIntervalSince(command.started) }
+        if killed { durations[key] = duration * 1.06 } else { durations[key] = Date().timeIntervalSince(command.started) * 0.98 }
         if !killed && command.process.terminationStatus != 0 {
             problem(point, "\(point) exited \(command.process.terminationStatus) before the kill: \(command.errors) \(command.output)")
         }
@@ -337,9 +377,9 @@ final class FaultRun {
         } else if after != before {
             landed = "alone, killed after its commit"
         } else if walBytes > 32 {
-            landed = "alone, killed inside its transaction"
+            landed = "alone, killed mid-transaction (uncommitted frames in the WAL)"
         } else {
-            landed = "alone, killed before writing"
+            landed = "alone, killed with nothing in the WAL (before or during its transaction)"
         }
         tallies[point, default: FaultTally()].notes[landed, default: 0] += 1
         if !killed && after == before { problem(point, "\(point) finished but the store did not change (\(probe) = \(after))") }
@@ -437,15 +477,9 @@ final class FaultRun {
             let storage = try CredentialStorage(at: database, key: .keyFile(key))
             tallies[point, default: FaultTally()].lost += check(storage, ledger: &ledger, inflight: inflight, point: point)
             // The import is all or nothing.
-            var present = 0, wrong = 0
-            for (space, credentials) in try storage.allCredentials() where space.host.hasSuffix(".bundle") {
-                for (user, credential) in credentials {
-                    present += 1
-                    if "bpw" + user.dropFirst(2) != credential.password || credential.persistence != .synchronizable { wrong += 1 }
-                }
-            }
-            if wrong > 0 || (present != 0 && present != bundleItems) || (!killed && present != bundleItems) {
-                problem(point, "import torn: \(present) of \(bundleItems) bundle items present, \(wrong) wrong (killed: \(killed))")
+            let present = try bundleItemsPresent(storage, point: point)
+            if (present != 0 && present != bundleItems) || (!killed && present != bundleItems) {
+                problem(point, "import torn: \(present) of \(bundleItems) bundle items present (killed: \(killed))")
                 tallies[point, default: FaultTally()].lost += 1
             }
             tallies[point, default: FaultTally()].notes[present == 0 ? "store as before the import" : "import complete", default: 0] += 1

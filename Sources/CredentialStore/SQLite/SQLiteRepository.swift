@@ -107,8 +107,17 @@ final class SQLiteRepository: CredentialRepository {
         let history = SchemaHistory.migrations
         let wanted = identifier.map { id in Array(history.prefix { $0.identifier <= id }) } ?? history
         guard try db.tableExists("schema_migrations") else { return wanted }
-        let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations"))
-        if let unknown = applied.subtracting(history.map(\.identifier)).first {
+        let identifiers = try Optional<String>.fetchAll(db, sql: "SELECT identifier FROM schema_migrations")
+        let damaged = CredentialStorageError(.corrupt, "the store's schema history is damaged; restore the store from a backup")
+        guard !identifiers.contains(nil) else { throw damaged }
+        let applied = Set(identifiers.compactMap { $0 })
+        if let unknown = applied.subtracting(history.map(\.identifier)).sorted().last {
+            // A later step than any this build knows ("NNNN_name") is a newer version's work;
+            // anything else is damage.
+            let known = history.last.flatMap { Int($0.identifier.prefix(4)) } ?? 0
+            guard unknown.count > 5, unknown.dropFirst(4).first == "_", let number = Int(unknown.prefix(4)), number > known,
+                  unknown.dropFirst(5).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+            else { throw damaged }
             throw CredentialStorageError(.unsupportedFormatVersion,
                 "the store was migrated by a newer credstore (\(unknown)); upgrade credstore to open it")
         }
@@ -179,6 +188,9 @@ final class SQLiteRepository: CredentialRepository {
             return try body()
         } catch let error as CredentialStorageError {
             throw error
+        } catch is RowDecodingError {
+            // A column of an unexpected type (a NULL where a value must be): damage, not a bug.
+            throw CredentialStorageError(.corrupt, "the store's database holds a value of the wrong type; run `credstore verify` and restore from a backup")
         } catch let error as DatabaseError {
             switch error.resultCode {
             case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT:

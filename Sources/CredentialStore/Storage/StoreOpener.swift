@@ -24,6 +24,12 @@ enum StoreOpener {
         try StoreFiles.ensureDirectory(databaseURL.deletingLastPathComponent())
         if try !StoreFiles.checkStoreFiles(database: path) {
             try StoreFiles.createExclusive(path)
+        } else {
+            try StoreFiles.checkLength(database: path)
+            if case .keyFile(let keyURL) = key, StoreFiles.isTruncatedEmptyStore(database: path, keyFile: keyURL.path) {
+                throw CredentialStorageError(.corrupt,
+                    "the store's database \(path) is empty but its key file is not new: the database lost its contents, or its creation was interrupted; restore it from a backup, or delete both files to start a new store")
+            }
         }
         let repository = try SQLiteRepository(path: path)
 

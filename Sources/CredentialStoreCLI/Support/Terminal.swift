@@ -99,11 +99,18 @@ struct TerminalInput: SecretInput {
 /// Ctrl-C at the prompt does not leave the shell typing blind.
 private enum EchoGuard {
     // Written before the handlers are installed and read only by them, on the one thread that prompts.
-    nonisolated(unsafe) static var saved = termios()
+    // A heap cell of termios's full C stride, not a global `termios` variable: the global is laid
+    // out with Swift's size of the struct, shorter than the C size that copies and tcsetattr use,
+    // and AddressSanitizer caught the 3-byte overrun.
+    nonisolated(unsafe) static let saved: UnsafeMutablePointer<termios> = {
+        let cell = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        cell.initialize(to: termios())
+        return cell
+    }()
     static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     static func install(_ original: termios) {
-        saved = original
+        saved.pointee = original
         // A parent may have spawned us with these signals blocked (threads of many runtimes block
         // them); at a prompt, Ctrl-C must still end the process.
         var unblock = sigset_t()
@@ -112,7 +119,7 @@ private enum EchoGuard {
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for signalNumber in signals {
             signal(signalNumber) { received in
-                tcsetattr(0, TCSANOW, &EchoGuard.saved)
+                tcsetattr(0, TCSANOW, EchoGuard.saved)
                 signal(received, SIG_DFL)
                 raise(received)
             }
@@ -120,7 +127,7 @@ private enum EchoGuard {
     }
 
     static func restore() {
-        tcsetattr(0, TCSAFLUSH, &saved)
+        tcsetattr(0, TCSAFLUSH, saved)
         for signalNumber in signals { signal(signalNumber, SIG_DFL) }
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import GRDB
+import Testing
+@testable import CredentialStore
+
+/// Damage the corruption trials (Harnesses/credstore-torture corrupt) found SQLite or the opener
+/// taking silently: each is now a typed error, never an empty or partial answer.
+@Suite struct DamagedFileTests {
+    let store: TemporaryStore
+    let space = Fixture.space(realm: "Damaged")
+
+    init() throws {
+        store = try TemporaryStore()
+        let storage = try store.open()
+        for index in 0..<200 {
+            try storage.set(Fixture.credential("user\(index)", String(repeating: "p", count: 40)), for: Fixture.space("host\(index).example.com"))
+        }
+        try storage.set(Fixture.credential("alice", "pw"), for: space)
+    }
+
+    @Test func aDatabaseEmptiedBesideAnOldKeyFileIsCorruptNotANewStore() throws {
+        store.waitUntilClosed()
+        try Data().write(to: store.databaseURL)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-300)], ofItemAtPath: store.keyFileURL.path)
+        expectError(.corrupt) { try store.open() }
+        // Nothing was written over it.
+        #expect(try Data(contentsOf: store.databaseURL).isEmpty)
+    }
+
+    @Test(arguments: [CredentialStorage.IntegrityCheck.onOpen, .rowsOnly])
+    func aDatabaseCutShortIsCorruptEvenForOneLookup(check: CredentialStorage.IntegrityCheck) throws {
+        store.waitUntilClosed()
+        let bytes = try Data(contentsOf: store.databaseURL)
+        try bytes.prefix(bytes.count / 2).write(to: store.databaseURL)
+        expectError(.corrupt) {
+            let storage = try store.open(integrityCheck: check)
+            return try storage.defaultCredential(for: space)
+        }
+    }
+
+    @Test(arguments: [
+        "UPDATE schema_migrations SET identifier = '0002_chXnge log' WHERE identifier = '0002_change_log'",
+        "UPDATE schema_migrations SET identifier = X'ff00' WHERE identifier = '0001_initial'",
+        "INSERT INTO schema_migrations VALUES ('garbage')",
+    ])
+    func aDamagedSchemaHistoryIsCorruptNotANewerVersion(edit: String) throws {
+        try store.rawDatabase().writeWithoutTransaction { db in
+            // The damage as bytes would do it: past the table's declared constraints.
+            try db.execute(sql: "PRAGMA writable_schema = ON")
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            try db.execute(sql: edit)
+        }
+        expectError(.corrupt) { try store.open() }
+    }
+}
