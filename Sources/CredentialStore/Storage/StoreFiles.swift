@@ -81,14 +81,18 @@ enum StoreFiles {
         }
     }
 
-    /// Whether a store's empty database file beside an existing key file was cut short rather than
-    /// being created right now by this or another process: the key file is written moments before
-    /// the first commit, so one older than a minute beside an empty database means the database
-    /// lost its contents (or its creation was interrupted long ago).
-    static func isTruncatedEmptyStore(database path: String, keyFile: String) -> Bool {
+    /// Whether an empty database file lost its contents rather than being created right now by this
+    /// or another process. Creation turns on WAL mode, which writes the database's first page,
+    /// before anything goes to a WAL; so an empty database beside a non-empty WAL was cut short.
+    /// And the key file is written moments before the first commit, so one older than a minute
+    /// beside an empty database means the same (or a creation interrupted long ago).
+    static func lostContents(database path: String, keyFile: String?) -> Bool {
         var databaseInfo = stat()
+        guard stat(path, &databaseInfo) == 0, databaseInfo.st_size == 0 else { return false }
+        var walInfo = stat()
+        if stat(path + "-wal", &walInfo) == 0, walInfo.st_size > 0 { return true }
         var keyInfo = stat()
-        guard stat(path, &databaseInfo) == 0, databaseInfo.st_size == 0, stat(keyFile, &keyInfo) == 0 else { return false }
+        guard let keyFile, stat(keyFile, &keyInfo) == 0 else { return false }
         return time(nil) - keyInfo.st_mtim.tv_sec > 60
     }
 

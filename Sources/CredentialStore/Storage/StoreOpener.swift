@@ -26,9 +26,11 @@ enum StoreOpener {
             try StoreFiles.createExclusive(path)
         } else {
             try StoreFiles.checkLength(database: path)
-            if case .keyFile(let keyURL) = key, StoreFiles.isTruncatedEmptyStore(database: path, keyFile: keyURL.path) {
+            var keyFile: String?
+            if case .keyFile(let keyURL) = key { keyFile = keyURL.path }
+            if StoreFiles.lostContents(database: path, keyFile: keyFile) {
                 throw CredentialStorageError(.corrupt,
-                    "the store's database \(path) is empty but its key file is not new: the database lost its contents, or its creation was interrupted; restore it from a backup, or delete both files to start a new store")
+                    "the store's database \(path) is empty, but its WAL or key file is not: the database lost its contents, or its creation was interrupted; restore it from a backup, or delete the store's files to start a new one")
             }
         }
         let repository = try SQLiteRepository(path: path)

@@ -27,6 +27,23 @@ import Testing
         #expect(try Data(contentsOf: store.databaseURL).isEmpty)
     }
 
+    @Test func aDatabaseEmptiedBesideItsWALIsCorruptNotANewStore() throws {
+        // A connection still open keeps the latest commits in the WAL, as a crash would.
+        let storage = try store.open()
+        try storage.set(Fixture.credential("bob", "in-the-wal"), for: space)
+        let wal = try Data(contentsOf: URL(fileURLWithPath: store.databaseURL.path + "-wal"))
+        #expect(!wal.isEmpty)
+        let copy = try TemporaryStore()
+        try FileManager.default.createDirectory(at: copy.directory, withIntermediateDirectories: true)
+        try Data().write(to: copy.databaseURL)
+        try wal.write(to: URL(fileURLWithPath: copy.databaseURL.path + "-wal"))
+        try FileManager.default.copyItem(at: store.keyFileURL, to: copy.keyFileURL)
+        for path in [copy.databaseURL.path, copy.databaseURL.path + "-wal", copy.keyFileURL.path] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        }
+        expectError(.corrupt) { try copy.open() }
+    }
+
     @Test(arguments: [CredentialStorage.IntegrityCheck.onOpen, .rowsOnly])
     func aDatabaseCutShortIsCorruptEvenForOneLookup(check: CredentialStorage.IntegrityCheck) throws {
         store.waitUntilClosed()
