@@ -111,6 +111,17 @@ final class FaultRun {
 
     // MARK: Set-up
 
+    /// Each round starts again from the same template copy, which to the library is a rollback of
+    /// that store to an older state: its rollback anchor (the newest generation seen) is deleted
+    /// first, as the library's message says to do when a backup is restored on purpose.
+    func forgetAnchor(of database: URL) {
+        guard let storeID = try? sql(database, "SELECT lower(hex(store_id)) FROM store_header"), !storeID.isEmpty else { return }
+        let environment = ProcessInfo.processInfo.environment
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        try? FileManager.default.removeItem(atPath: "\(state)/credstore/anchors/\(storeID)")
+    }
+
     func sql(_ database: URL, _ statement: String) throws -> String {
         let result = runToEnd(sqlite3, ["-cmd", ".timeout 10000", database.path, statement], in: work)
         guard result.status == 0 else { throw CredentialStorageError(.io, "sqlite3 failed: \(result.errors)") }
@@ -455,6 +466,7 @@ final class FaultRun {
         let point = "import"
         tallies[point, default: FaultTally()].rounds += 1
         copyStoreFiles(names: Self.storeFiles, from: dir("import-template"), to: dir("import-round"))
+        forgetAnchor(of: db("import-round"))
         var ledger = ledgerImport
         let database = db("import-round"), key = keyFile("import-round")
         let lone = tallies[point, default: FaultTally()].rounds % 2 == 0
@@ -496,6 +508,7 @@ final class FaultRun {
         let point = "migration"
         tallies[point, default: FaultTally()].rounds += 1
         copyStoreFiles(names: Self.storeFiles, from: dir("migration-template"), to: dir("migration-round"))
+        forgetAnchor(of: db("migration-round"))
         var ledger = ledgerMigration
         let database = db("migration-round"), key = keyFile("migration-round")
         let command = Child(executable: selfExecutable(), arguments: ["open", database.path, key.path],
@@ -554,6 +567,7 @@ final class FaultRun {
         if passwd.status == 0 { passphrase = next; passphraseNumber = 1 } else { problem("passwd", "calibration passwd failed: \(passwd.errors)") }
 
         copyStoreFiles(names: Self.storeFiles, from: dir("import-template"), to: dir("import-round"))
+        forgetAnchor(of: db("import-round"))
         let importStart = Date()
         let imported = runToEnd(credstore, ["import", work.appendingPathComponent("large.csbundle").path, "--store", db("import-round").path,
                                        "--key-file", keyFile("import-round").path, "--json"],
@@ -565,6 +579,7 @@ final class FaultRun {
         var starts: [Double] = [], ends: [Double] = []
         for _ in 0..<5 {
             copyStoreFiles(names: Self.storeFiles, from: dir("migration-template"), to: dir("migration-round"))
+            forgetAnchor(of: db("migration-round"))
             let spawned = Date().timeIntervalSince1970
             let migrated = runToEnd(selfExecutable(), ["open", db("migration-round").path, keyFile("migration-round").path], in: work)
             durations["migration"] = Date().timeIntervalSince1970 - spawned

@@ -105,8 +105,9 @@ extension CredentialStorage {
             }
         }
         do {
+            let recorded = anchor?.recordedGeneration()
             let seal = try repository.snapshotRead { try TableSealing.check($0, keys: keys, storeID: header.storeID) }
-            try anchor?.check(storeGeneration: seal.generation)
+            try anchor?.check(storeGeneration: seal.generation, recorded: recorded)
         } catch let error as CredentialStorageError where error.code == .tamperDetected {
             report.problems.append(error.message)
             report.authenticationFailures += 1

@@ -52,8 +52,13 @@ final class AnchorFile: @unchecked Sendable {
     }
 
     /// `tamperDetected` when the store is older than what this user last saw of it.
-    func check(storeGeneration: Int64) throws {
-        if let recorded = recordedGeneration(), recorded > storeGeneration {
+    ///
+    /// - Parameter recorded: the anchor's generation, read *before* the store's: other processes
+    ///   commit and advance the anchor all the time, so an anchor read after the store's snapshot
+    ///   may rightly be ahead of it. Read before, it can only hold generations committed before
+    ///   the snapshot, which a store that was not rolled back has.
+    func check(storeGeneration: Int64, recorded: Int64?) throws {
+        if let recorded, recorded > storeGeneration {
             throw CredentialStorageError(.tamperDetected,
                 "the store is older than it was last seen here (generation \(storeGeneration), last seen \(recorded)): it was rolled back to an older copy. If you restored a backup on purpose, delete \(path) and open it again")
         }

@@ -51,6 +51,7 @@ enum StoreOpener {
                 // only the seal's own MAC). Another process may rotate the root key in between;
                 // then unlock again and check under the new keys.
                 for attempt in 1...3 {
+                    let recorded = anchorFile?.recordedGeneration()
                     let outcome = try repository.snapshotRead { [keys] reader -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
                         guard let current = try reader.header(), current.0.keyGeneration == header.keyGeneration else {
                             return (nil, try reader.header())
@@ -61,7 +62,7 @@ enum StoreOpener {
                         return (seal.generation, nil)
                     }
                     if let generation = outcome.generation {
-                        try anchorFile?.check(storeGeneration: generation)
+                        try anchorFile?.check(storeGeneration: generation, recorded: recorded)
                         anchorFile?.advance(to: generation)
                         break
                     }

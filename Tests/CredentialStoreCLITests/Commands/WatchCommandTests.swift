@@ -91,9 +91,10 @@ struct WatchCommandTests {
 
         // Its key material is on locked pages. (The process is non-dumpable, so only root may read
         // its smaps; another user's test run gets EACCES, which is that protection at work.)
-        // (Under AddressSanitizer, which makes mlock a no-op in the CLI built with it, nothing is.)
-        let underAddressSanitizer = dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil
-        if underAddressSanitizer {
+        // (Under AddressSanitizer or ThreadSanitizer, which make mlock a no-op in the CLI built
+        // with them, nothing is.)
+        let underSanitizer = [String](["__asan_init", "__tsan_init"]).contains { dlsym(dlopen(nil, RTLD_NOW), $0) != nil }
+        if underSanitizer {
             // Nothing to observe.
         } else if let handle = FileHandle(forReadingAtPath: "/proc/\(watcher.process.processIdentifier)/smaps") {
             let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)

@@ -5,12 +5,12 @@ import Glibc
 import Testing
 @testable import CredentialStore
 
-/// Whether this process runs under AddressSanitizer, whose mlock interceptor does nothing (and
-/// says so), so locked pages cannot be observed there.
-let runsUnderAddressSanitizer = dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil
+/// Whether this process runs under AddressSanitizer or ThreadSanitizer, whose mlock interceptors
+/// do nothing (sanitizer_common's), so locked pages cannot be observed there.
+let runsUnderSanitizer = [String](["__asan_init", "__tsan_init"]).contains { dlsym(dlopen(nil, RTLD_NOW), $0) != nil }
 
 /// Key material lives on locked pages (never swapped out), as the kernel itself reports them.
-@Suite(.enabled(if: !runsUnderAddressSanitizer, "AddressSanitizer turns mlock into a no-op"))
+@Suite(.enabled(if: !runsUnderSanitizer, "the sanitizers turn mlock into a no-op"))
 struct MemoryHygieneTests {
     /// The `VmFlags` of the mapping of this process that holds `address`, from /proc/self/smaps.
     private func flags(ofMappingHolding address: UInt) throws -> [Substring]? {
