@@ -11,12 +11,20 @@ enum ProtocolToken {
     /// corelibs' constant names, lowercased, which it uses as the protocol values themselves.
     static let foundationPrefix = "nsurlprotectionspace"
 
+    /// What follows the prefix in corelibs' constants, and the protocol each names.
+    /// ("NSURLProtectionSpaceHTTPSProxy" used as a protocol still names the https protocol.)
+    private static let foundationConstants: [String: String] = [
+        "http": "http", "https": "https", "ftp": "ftp",
+        "httpproxy": "http", "httpsproxy": "https", "ftpproxy": "ftp", "socksproxy": "socks",
+    ]
+
+    /// Only the exact constant names are translated, so canonicalisation is idempotent: a scheme
+    /// that merely starts with the prefix (found by fuzzing: the prefix twice, then "http") stays
+    /// as it is, rather than losing one prefix per pass.
     static func canonical(_ name: String) -> String {
-        var token = Unicode.nfc(asciiLowercased(name))
-        if token.hasPrefix(foundationPrefix) {
-            token.removeFirst(foundationPrefix.count)
-            // "NSURLProtectionSpaceHTTPSProxy" used as a protocol still names the https protocol.
-            if token.hasSuffix("proxy") { token.removeLast("proxy".count) }
+        let token = Unicode.nfc(asciiLowercased(name))
+        if token.hasPrefix(foundationPrefix), let named = foundationConstants[String(token.dropFirst(foundationPrefix.count))] {
+            return named
         }
         return token
     }

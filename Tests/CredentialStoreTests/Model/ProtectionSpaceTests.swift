@@ -110,6 +110,21 @@ import Testing
         #expect(space == Self.server("example.com", port: 8000, protocol: token))
     }
 
+    // Found by the `url` fuzz target: the prefix was stripped once per pass, so a space built
+    // again from its own canonical protocol named another protocol (and default port).
+    @Test("Canonicalising a protocol twice changes nothing", arguments: [
+        "NSURLProtectionSpaceNSURLProtectionSpaceHTTP", "nsurlprotectionspacensurlprotectionspacehttp",
+        "NSURLProtectionSpaceFoo", "NSURLProtectionSpace", "NSURLProtectionSpaceHTTPProxyProxy",
+    ])
+    func canonicalProtocolsAreStable(spelling: String) throws {
+        let space = Self.server("example.com", port: 0, protocol: spelling)
+        let again = Self.server(space.host, port: space.port, protocol: space.protocol)
+        #expect(again == space)
+        #expect(again.protocol == space.protocol && again.port == space.port)
+        let fromURL = try ProtectionSpace(url: try #require(URL(string: "\(spelling.lowercased())://example.com/")))
+        #expect(ProtectionSpace(host: fromURL.host, port: fromURL.port, protocol: fromURL.protocol, realm: nil) == fromURL)
+    }
+
     @Test("Different protocols on the same host and port are different spaces")
     func differentProtocolsDiffer() {
         #expect(Self.server("example.com", port: 443, protocol: "http") != Self.server("example.com", port: 443, protocol: "https"))
