@@ -106,62 +106,62 @@ struct RealProxyTests {
         ProtectionSpace(host: "127.0.0.1", port: origin.port, protocol: "http", realm: "basic-realm")
     }
 
-    @Test func theProxyAndTheOriginAreEachAnsweredFromTheirOwnSpace() async throws {
-        let proxy = try TinyproxyServer(user: "proxyuser", password: "proxypass")
-        defer { proxy.stop() }
-        let origin = try LighttpdServer(user: "alice", password: "right")
-        defer { origin.stop() }
-        let store = TemporaryStore()
-        let storage = try store.open()
-        try storage.set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent), for: proxySpace(proxy))
-        try storage.set(Credential(user: "alice", password: "right", persistence: .permanent), for: originSpace(origin))
+    private static let path = "/basic/file.txt"
 
-        let path = "/basic/file.txt"
-        let fetched = try fetch(origin.baseURL.absoluteString + path, through: proxy, store: store)
+    /// tinyproxy (user proxyuser, password proxypass) in front of lighttpd (alice, right), and an
+    /// empty store; both servers stop when the scene goes away.
+    private struct Scene {
+        let proxy: TinyproxyServer
+        let origin: LighttpdServer
+        let store = TemporaryStore()
+        let storage: CredentialStorage
+        var url: String { origin.baseURL.absoluteString + RealProxyTests.path }
+
+        init() throws {
+            proxy = try TinyproxyServer(user: "proxyuser", password: "proxypass")
+            origin = try LighttpdServer(user: "alice", password: "right")
+            storage = try store.open()
+        }
+    }
+
+    @Test func theProxyAndTheOriginAreEachAnsweredFromTheirOwnSpace() async throws {
+        let scene = try Scene()
+        try scene.storage.set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent), for: proxySpace(scene.proxy))
+        try scene.storage.set(Credential(user: "alice", password: "right", persistence: .permanent), for: originSpace(scene.origin))
+
+        let fetched = try fetch(scene.url, through: scene.proxy, store: scene.store)
         #expect(fetched.status == 200)
         #expect(fetched.body == "the basic body\n")
         #expect(fetched.server.hasPrefix("lighttpd"))
-        #expect(try await origin.requestCount(for: path) == 2, "the origin's 401, then its 200: both came through the proxy")
-        #expect(try await proxy.requestCount(for: origin.baseURL.absoluteString + path) == 3,
+        #expect(try await scene.origin.requestCount(for: Self.path) == 2, "the origin's 401, then its 200: both came through the proxy")
+        #expect(try await scene.proxy.requestCount(for: scene.url) == 3,
                 "the proxy's 407, then with its answer the origin's 401, then both answers")
     }
 
     @Test func aWrongProxyPasswordIsTriedOnceAndNothingReachesTheOrigin() async throws {
-        let proxy = try TinyproxyServer(user: "proxyuser", password: "proxypass")
-        defer { proxy.stop() }
-        let origin = try LighttpdServer(user: "alice", password: "right")
-        defer { origin.stop() }
-        let store = TemporaryStore()
-        let storage = try store.open()
-        try storage.set(Credential(user: "proxyuser", password: "wrong", persistence: .permanent), for: proxySpace(proxy))
-        try storage.set(Credential(user: "alice", password: "right", persistence: .permanent), for: originSpace(origin))
+        let scene = try Scene()
+        try scene.storage.set(Credential(user: "proxyuser", password: "wrong", persistence: .permanent), for: proxySpace(scene.proxy))
+        try scene.storage.set(Credential(user: "alice", password: "right", persistence: .permanent), for: originSpace(scene.origin))
 
-        let path = "/basic/file.txt"
-        let fetched = try fetch(origin.baseURL.absoluteString + path, through: proxy, store: store)
+        let fetched = try fetch(scene.url, through: scene.proxy, store: scene.store)
         // tinyproxy 1.11 rejects a wrong proxy credential with a 401 of its own, challenging for
         // realm "Tinyproxy" (RFC 9110 would have a 407). No stored space matches that challenge,
         // so it is handed back as it is, and nothing is sent again.
         #expect(fetched.status == 401)
         #expect(fetched.server.hasPrefix("tinyproxy"), "the rejection comes from the proxy, not the origin")
-        #expect(try await proxy.requestCount(for: origin.baseURL.absoluteString + path) == 2, "the 407, then one try")
-        #expect(try await origin.requestCount(for: path) == 0)
+        #expect(try await scene.proxy.requestCount(for: scene.url) == 2, "the 407, then one try")
+        #expect(try await scene.origin.requestCount(for: Self.path) == 0)
     }
 
     @Test func theOriginsCredentialAloneDoesNotPassTheProxy() async throws {
-        let proxy = try TinyproxyServer(user: "proxyuser", password: "proxypass")
-        defer { proxy.stop() }
-        let origin = try LighttpdServer(user: "alice", password: "right")
-        defer { origin.stop() }
-        let store = TemporaryStore()
-        let storage = try store.open()
+        let scene = try Scene()
         // The same user name and password, but stored for the origin only: a proxy space is a
         // different space, so nothing answers the 407.
-        try storage.set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent), for: originSpace(origin))
+        try scene.storage.set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent), for: originSpace(scene.origin))
 
-        let path = "/basic/file.txt"
-        let fetched = try fetch(origin.baseURL.absoluteString + path, through: proxy, store: store)
+        let fetched = try fetch(scene.url, through: scene.proxy, store: scene.store)
         #expect(fetched.status == 407)
         #expect(fetched.server.hasPrefix("tinyproxy"))
-        #expect(try await origin.requestCount(for: path) == 0)
+        #expect(try await scene.origin.requestCount(for: Self.path) == 0)
     }
 }
