@@ -150,7 +150,7 @@ extension CredentialStorage {
         let slotKind = keyHolder.slotKind
         let newRoot = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let newKeys = try StoreKeys(root: newRoot)
-        let (newGeneration, sealGeneration) = try repository.write({ transaction -> (Int64, Int64) in
+        let (newGeneration, _) = try repository.write({ transaction -> (key: Int64, seal: Int64) in
             guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == slotKind }) else {
                 throw CredentialStorageError(.corrupt, "the store's key slot is missing; restore the store from a backup")
             }
@@ -202,10 +202,9 @@ extension CredentialStorage {
             try transaction.setTableSeal(TableSealing.compute(transaction, keys: newKeys, storeID: header.storeID, generation: seal.generation + 1))
             return (newHeader.keyGeneration, seal.generation + 1)
         }, afterCommit: { generations in
-            keyHolder.install(keys: newKeys, generation: generations.0)
-            anchor?.advance(to: generations.1)
+            keyHolder.install(keys: newKeys, generation: generations.key)
+            anchor?.advance(to: generations.seal)
         })
-        _ = sealGeneration
         logger.info("rotated the root key", metadata: ["generation": "\(newGeneration)"])
     }
 }
