@@ -70,18 +70,23 @@ let package = Package(
             dependencies: ["CredentialStore"],
             path: "Benchmarks/credstore-bench"
         ),
+        // The seedable generator the tests and the harnesses share, so every run replays from its seed.
+        .target(
+            name: "SeededRandom",
+            path: "Harnesses/SeededRandom"
+        ),
         // Fault injection, load and corruption trials (`swift run -c release credstore-torture …`),
         // the harnesses behind docs/reliability.md.
         .executableTarget(
             name: "credstore-torture",
-            dependencies: ["CredentialStore"],
+            dependencies: ["CredentialStore", "SeededRandom"],
             path: "Harnesses/credstore-torture"
         ),
         // libFuzzer targets for the parsers that read untrusted input: bundles, challenge headers,
         // URLs. Without `-sanitize=fuzzer` it replays a corpus; see docs/reliability.md.
         .executableTarget(
             name: "credstore-fuzz",
-            dependencies: ["CredentialStore"],
+            dependencies: ["CredentialStore", "SeededRandom"],
             path: "Harnesses/credstore-fuzz"
         ),
         // Real servers from Debian (lighttpd, tinyproxy) started by the tests on 127.0.0.1.
@@ -96,6 +101,7 @@ let package = Package(
                 "CredentialStoreMigrations",
                 "credstore-test-helper",
                 "credstore-fuzz",
+                "SeededRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -1,14 +1,15 @@
+import SeededRandom
+
 /// A plain-build mutation loop: flips, inserts, deletes, splices and truncations of the seeds,
 /// deterministic for a seed, so a failure found in CI can be replayed.
 struct Mutator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+    private var random: SplitMix
+
+    init(seed: UInt64) {
+        random = SplitMix(seed: seed)
     }
+
+    mutating func next() -> UInt64 { random.next() }
     mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
 
     mutating func mutate(_ input: [UInt8], splicing other: [UInt8]) -> [UInt8] {

@@ -36,7 +36,7 @@ while index < arguments.count {
     }
     index += 2
 }
-var mutator = Mutator(state: seed)
+var mutator = Mutator(seed: seed)
 var corpus = seeds
 for seedInput in seeds { target(seedInput) }
 for _ in 0..<runs {

@@ -1,5 +1,6 @@
 import CredentialStore
 import Foundation
+import SeededRandom
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,31 +1,9 @@
 import CredentialStore
 import Foundation
+import SeededRandom
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A small, seedable generator (SplitMix64), so that every run can be replayed from its seed.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    /// A generator for one numbered sub-task of a run (a trial, a worker), independent of the others.
-    init(seed: UInt64, stream: UInt64) {
-        var mixer = SplitMix(seed: seed ^ (stream &* 0x9E37_79B9_7F4A_7C15))
-        state = mixer.next()
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Writes to stderr at once.
 func note(_ text: String) {

@@ -1,5 +1,6 @@
 import CredentialStore
 import Foundation
+import SeededRandom
 
 /// The key space of one writer process: 16 users over 4 spaces, all its own.
 enum WriterKeys {

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 @testable import CredentialStore
 
@@ -43,7 +44,7 @@ import Testing
 
     @Test("Random and mutated challenge headers parse or throw CredentialStorageError within the time bound")
     func fuzzParser() {
-        var rng = SplitMix(state: 0x5EED_C0FF_EE15_600D)
+        var rng = SplitMix(seed: 0x5EED_C0FF_EE15_600D)
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(5)
         let seedBytes = Self.seeds.map { Array($0.utf8) }

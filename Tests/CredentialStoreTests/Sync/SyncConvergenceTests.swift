@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import SeededRandom
 import Synchronization
 import Testing
 @testable import CredentialStore
@@ -256,7 +257,7 @@ import Testing
 
             // (d) Two observers import every bundle of the history, each in its own random order,
             // and end in the same state as the stores.
-            var generator = SplitMix(seed: seed)
+            var generator = SplitMix(seed: UInt64(bitPattern: Int64(seed)))
             for (index, observer) in world.observers.enumerated() {
                 for bundle in world.bundles.shuffled(using: &generator) {
                     try observer.storage.importBundle(from: bundle)
@@ -284,7 +285,7 @@ import Testing
                 try world.run(step)
             }
             for index in 0..<3 { try world.export(index) }
-            var generator = SplitMix(seed: seed)
+            var generator = SplitMix(seed: UInt64(bitPattern: Int64(seed)))
             let orders = [world.bundles.shuffled(using: &generator), world.bundles.shuffled(using: &generator)]
             for (observer, order) in zip(world.observers, orders) {
                 for bundle in order { try observer.storage.importBundle(from: bundle) }
