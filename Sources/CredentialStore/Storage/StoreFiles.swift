@@ -55,32 +55,6 @@ enum StoreFiles {
         return try checkExisting(path)
     }
 
-    /// `corrupt` when the database file is shorter than its own header says, which SQLite does not
-    /// notice by itself: it reads the missing pages as zeros, and a lookup can then come back empty
-    /// instead of failing. Checked only when no WAL holds newer pages (none, or an empty one), as
-    /// after every clean close; a few bytes read, no SQLite involved.
-    static func checkLength(database path: String) throws {
-        var walInfo = stat()
-        if lstat(path + "-wal", &walInfo) == 0, walInfo.st_size > 0 { return }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return }
-        var header = [UInt8](repeating: 0, count: 100)
-        guard pread(descriptor, &header, 100, 0) == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else { return }
-        func bigEndian(_ offset: Int) -> Int { header[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
-        let rawPageSize = Int(header[16]) << 8 | Int(header[17])
-        let pageSize = rawPageSize == 1 ? 65536 : rawPageSize
-        // The in-header size counts only when the change counter matches "version valid for".
-        guard bigEndian(24) == bigEndian(92), pageSize >= 512 else { return }
-        let expected = Int64(bigEndian(28)) * Int64(pageSize)
-        if Int64(info.st_size) < expected {
-            throw CredentialStorageError(.corrupt,
-                "the store's database is \(info.st_size) bytes, shorter than the \(expected) its header records: it was truncated; restore it from a backup")
-        }
-    }
-
     /// Whether an empty database file lost its contents rather than being created right now by this
     /// or another process. Creation turns on WAL mode, which writes the database's first page,
     /// before anything goes to a WAL; so an empty database beside a non-empty WAL was cut short.

@@ -25,7 +25,7 @@ enum StoreOpener {
         if try !StoreFiles.checkStoreFiles(database: path) {
             try StoreFiles.createExclusive(path)
         } else {
-            try StoreFiles.checkLength(database: path)
+            try SQLiteRepository.checkLength(database: path)
             var keyFile: String?
             if case .keyFile(let keyURL) = key { keyFile = keyURL.path }
             if StoreFiles.lostContents(database: path, keyFile: keyFile) {
