@@ -23,6 +23,8 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // prctl(2) for the CLI's hardening: variadic in C, so Swift needs a fixed-arity wrapper.
+        .systemLibrary(name: "CLinux"),
         // The schema history, compiled into the library so that a copied binary needs no resources.
         .target(
             name: "CredentialStoreMigrations",
@@ -46,6 +48,7 @@ let package = Package(
             name: "CredentialStoreCLI",
             dependencies: [
                 "CredentialStore",
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // To give the library a quiet logger: swift-log's default prints info lines on stderr.
                 .product(name: "Logging", package: "swift-log"),
