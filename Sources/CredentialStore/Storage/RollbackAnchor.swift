@@ -1,4 +1,8 @@
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
 
 /// Where a store's rollback anchor is kept: a small file outside the store's folder recording the
 /// newest table-seal generation this user has seen of that store.
@@ -35,20 +39,35 @@ public struct RollbackAnchor: Sendable, Hashable {
     public static let none = RollbackAnchor(directory: nil)
 }
 
-/// One store's anchor file: the generation as 20 decimal digits, rewritten in place.
-final class AnchorFile: @unchecked Sendable {
+/// One store's anchor file: the generation as 20 decimal digits and a newline, rewritten in place.
+///
+/// Plain POSIX I/O on a descriptor kept for the store's life: the anchor is read on every open
+/// (including each `credstore get`) and advanced after every commit, so it must cost a `pread`
+/// or a `pwrite`, not a trip through Foundation's file and formatting APIs.
+final class AnchorFile: Sendable {
     let path: String
-    private let lock = NSLock()
+    /// Fixed width, so an in-place rewrite never leaves a longer old number's tail behind.
+    private static let width = 20
+    /// The open file, once it exists; nil while it does not.
+    private let descriptor = Mutex<Int32?>(nil)
 
     init?(_ anchor: RollbackAnchor, storeID: [UInt8]) {
         guard let directory = anchor.directory else { return nil }
-        path = directory.appendingPathComponent(storeID.map { String(format: "%02x", $0) }.joined()).path
+        let hexDigits = Array("0123456789abcdef".utf8)
+        let name = String(decoding: storeID.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0x0f)]] }, as: UTF8.self)
+        path = directory.appendingPathComponent(name).path
+    }
+
+    deinit {
+        descriptor.withLock { if let file = $0 { close(file) } }
     }
 
     /// The generation recorded, if the anchor exists and reads as one.
     func recordedGeneration() -> Int64? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        descriptor.withLock { slot in
+            guard let file = openFile(&slot, creating: false) else { return nil }
+            return Self.generation(in: file)
+        }
     }
 
     /// `tamperDetected` when the store is older than what this user last saw of it.
@@ -67,16 +86,45 @@ final class AnchorFile: @unchecked Sendable {
     /// Records `generation` if it is newer than the recorded one. Failures are ignored: the
     /// anchor only ever makes detection possible, and a store must not fail for want of it.
     func advance(to generation: Int64) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let recorded = recordedGeneration(), recorded >= generation { return }
-        let directory = (path as NSString).deletingLastPathComponent
-        if (try? StoreFiles.ensureDirectory(URL(fileURLWithPath: directory, isDirectory: true))) == nil { return }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        // Fixed width, so an in-place rewrite never leaves a longer old number's tail behind.
-        let text = Array(String(format: "%020lld\n", generation).utf8)
-        _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        descriptor.withLock { slot in
+            guard let file = openFile(&slot, creating: true) else { return }
+            if let recorded = Self.generation(in: file), recorded >= generation { return }
+            var text = Array(String(generation).utf8)
+            text = Array(repeating: UInt8(ascii: "0"), count: max(0, Self.width - text.count)) + text + [UInt8(ascii: "\n")]
+            _ = text.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, 0) }
+        }
+    }
+
+    /// The anchor's descriptor, opened (and with `creating`, created) on first use. Reopened when
+    /// the file was deleted meanwhile (which is how a user accepts a restored backup), so that
+    /// later generations go to the new anchor rather than to the unlinked one.
+    private func openFile(_ slot: inout Int32?, creating: Bool) -> Int32? {
+        if let file = slot {
+            var info = stat()
+            if fstat(file, &info) == 0, info.st_nlink > 0 { return file }
+            close(file)
+            slot = nil
+        }
+        if creating {
+            let directory = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent, isDirectory: true)
+            if (try? StoreFiles.ensureDirectory(directory)) == nil { return nil }
+        }
+        let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | (creating ? O_CREAT : 0)
+        let file = open(path, flags, 0o600)
+        guard file >= 0 else { return nil }
+        slot = file
+        return file
+    }
+
+    /// The number at the start of the file, digits then optional white space; nil otherwise.
+    private static func generation(in file: Int32) -> Int64? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(file, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        let text = buffer[..<count]
+        let digits = text.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard !digits.isEmpty, text.dropFirst(digits.count).allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x09 || $0 == 0x0d })
+        else { return nil }
+        return Int64(String(decoding: digits, as: UTF8.self))
     }
 }
