@@ -94,6 +94,9 @@ struct SealedSpace: Sendable {
 /// Reads of the encrypted store. Implementations see only sealed values and blind indexes.
 protocol CredentialRepositoryReading {
     func header() throws -> (StoreHeader, [KeySlot])?
+    /// The header's key generation alone: what a write checks, before it seals, to notice a
+    /// rotation by another process; nil before the store exists.
+    func keyGeneration() throws -> Int64?
     /// The credentials of a space; its default choice too when `includingDefault` or when the
     /// space holds several credentials.
     func space(_ spaceIndex: [UInt8], includingDefault: Bool) throws -> SealedSpace

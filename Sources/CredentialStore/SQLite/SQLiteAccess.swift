@@ -14,17 +14,17 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     // MARK: Reading
 
     func header() throws -> (StoreHeader, [KeySlot])? {
-        guard try db.tableExists("store_header") else { return nil }
-        guard let row = try Row.fetchOne(db, sql: "SELECT format, store_id, key_generation, created FROM store_header WHERE id = 1"),
-              let format = row[0] as Int?, let storeID = row[1] as Data?,
+        guard try db.hasTable("store_header") else { return nil }
+        let headerRow = try Row.fetchOne(db.cachedStatement(sql: "SELECT format, store_id, key_generation, created FROM store_header WHERE id = 1"))
+        guard let row = headerRow, let format = row[0] as Int?, let storeID = row[1] as Data?,
               let generation = row[2] as Int64?, let created = row[3] as Int64?
         else {
             throw CredentialStorageError(.corrupt, "the store's header is missing or damaged; restore the store from a backup")
         }
         let header = StoreHeader(format: format, storeID: [UInt8](storeID), keyGeneration: generation, created: created)
-        let slots = try Row.fetchAll(db, sql: """
+        let slots = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT kind, kdf_salt, kdf_opslimit, kdf_memlimit, commitment, wrapped_root_key FROM key_slots
-            """).map { row -> KeySlot in
+            """)).map { row -> KeySlot in
             guard let kindName = row[0] as String?, let kind = KeySlot.Kind(rawValue: kindName),
                   let commitment = row[4] as Data?, let wrapped = row[5] as Data?
             else {
@@ -39,6 +39,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
                 commitment: [UInt8](commitment), wrappedRootKey: [UInt8](wrapped))
         }
         return (header, slots)
+    }
+
+    func keyGeneration() throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT key_generation FROM store_header WHERE id = 1"))
     }
 
     func space(_ spaceIndex: [UInt8], includingDefault: Bool = false) throws -> SealedSpace {
@@ -446,5 +450,15 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         case 3: .synchronizable
         default: nil
         }
+    }
+}
+
+extension Database {
+    /// Whether the schema has table `name`: one cached query of `sqlite_master`, where GRDB's
+    /// `tableExists` loads and caches its whole schema description, a cost every process that
+    /// opens a store would pay (`credstore get` among them).
+    func hasTable(_ name: String) throws -> Bool {
+        try Bool.fetchOne(cachedStatement(sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?"),
+                          arguments: [name]) ?? false
     }
 }

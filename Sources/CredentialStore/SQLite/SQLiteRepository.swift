@@ -104,6 +104,22 @@ final class SQLiteRepository: CredentialRepository {
         return stored
     }
 
+    /// The header and key slots, and whether migrations are pending, in one read: what opening an
+    /// existing store needs first. A damaged or newer schema history is returned as the failure
+    /// to report once the key has been checked, as ``migrate(upTo:afterMigrating:)`` reports it.
+    func openingState(upTo identifier: String? = nil) throws -> (header: (StoreHeader, [KeySlot])?, migrationsPending: Result<Bool, CredentialStorageError>) {
+        try Self.mapErrors {
+            try queue.read { db in
+                let header = try SQLiteAccess(db: db).header()
+                do {
+                    return (header, .success(try !Self.pendingMigrations(db, upTo: identifier).isEmpty))
+                } catch let error as CredentialStorageError {
+                    return (header, .failure(error))
+                }
+            }
+        }
+    }
+
     /// Applies the migrations this store lacks, atomically. `upTo` stops early (for tests of
     /// stores made by older versions).
     func migrate(upTo identifier: String? = nil, afterMigrating: AfterMigrating) throws {
@@ -126,7 +142,7 @@ final class SQLiteRepository: CredentialRepository {
     func hasMigration(_ identifier: String) throws -> Bool {
         try Self.mapErrors {
             try queue.read { db in
-                try db.tableExists("schema_migrations")
+                try db.hasTable("schema_migrations")
                     && Int.fetchOne(db, sql: "SELECT count(*) FROM schema_migrations WHERE identifier = ?", arguments: [identifier]) == 1
             }
         }
@@ -135,7 +151,7 @@ final class SQLiteRepository: CredentialRepository {
     private static func pendingMigrations(_ db: Database, upTo identifier: String?) throws -> [SchemaMigration] {
         let history = SchemaHistory.migrations
         let wanted = identifier.map { id in Array(history.prefix { $0.identifier <= id }) } ?? history
-        guard try db.tableExists("schema_migrations") else { return wanted }
+        guard try db.hasTable("schema_migrations") else { return wanted }
         let identifiers = try Optional<String>.fetchAll(db, sql: "SELECT identifier FROM schema_migrations")
         let damaged = CredentialStorageError(.corrupt, "the store's schema history is damaged; restore the store from a backup")
         guard !identifiers.contains(nil) else { throw damaged }

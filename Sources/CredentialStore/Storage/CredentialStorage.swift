@@ -315,7 +315,8 @@ public final class CredentialStorage: Sendable {
         let outcome = try repository.write({ transaction -> MutationOutcome<T> in
             // Holding the write lock, make sure the keys are the store's current ones: sealing
             // with keys another process has rotated away would write unreadable rows.
-            if let (header, slots) = try transaction.header() {
+            if let generation = try transaction.keyGeneration(), generation != keyHolder.generation,
+               let (header, slots) = try transaction.header() {
                 try keyHolder.follow(header: header, slots: slots)
             }
             var mutation = Mutation(

@@ -35,13 +35,16 @@ enum StoreOpener {
         }
         let repository = try SQLiteRepository(path: path)
 
-        if var (header, slots) = try repository.read({ try $0.header() }) {
+        let (stored, migrationsPending) = try repository.openingState(upTo: migrateUpTo)
+        if var (header, slots) = stored {
             var (root, kek) = try unlock(header: header, slots: slots, key: key)
             var keys = try StoreKeys(root: root)
-            try repository.migrate(upTo: migrateUpTo) { [keys] applied, writer in
-                // A store older than the table seal gets one over the rows it has.
-                if applied.contains(TableSealing.migration) {
-                    try writer.setTableSeal(TableSealing.compute(writer, keys: keys, storeID: header.storeID, generation: 0))
+            if try migrationsPending.get() {
+                try repository.migrate(upTo: migrateUpTo) { [keys] applied, writer in
+                    // A store older than the table seal gets one over the rows it has.
+                    if applied.contains(TableSealing.migration) {
+                        try writer.setTableSeal(TableSealing.compute(writer, keys: keys, storeID: header.storeID, generation: 0))
+                    }
                 }
             }
             let anchorFile = AnchorFile(anchor, storeID: header.storeID)
