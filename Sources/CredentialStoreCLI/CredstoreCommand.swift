@@ -74,12 +74,14 @@ public struct CredstoreCommand: AsyncParsableCommand {
     /// ``execute(_:)`` then runs.
     ///
     /// Process start-up decides `credstore get`'s speed: entering the concurrency runtime costs
-    /// threads and a hand-off that a lookup has no use for.
+    /// threads and a hand-off that a lookup has no use for. For the same reason a `get` given in
+    /// its common form ends the process itself once it has printed (see
+    /// ``Lookup/Completion/exitProcess``): call this only as the process's last act.
     public static func executeSynchronously(_ arguments: [String]) -> Int32? {
         let console = Console.current
         do {
             if let lookup = Lookup(quickParsing: arguments) {
-                try lookup.run(console)
+                try lookup.run(console, then: .exitProcess)
                 return ExitCode.success.rawValue
             }
             var command = try parseAsRoot(arguments)

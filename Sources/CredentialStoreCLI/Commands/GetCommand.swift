@@ -41,27 +41,44 @@ struct Lookup: Equatable {
     var keyFile: String?
     var json = false
 
-    func run(_ console: Console) throws {
+    /// What ``run(_:then:)`` does once it has printed.
+    enum Completion {
+        /// Returns to the caller, which releases the store: in-process callers (the tests, the
+        /// parsed `get`).
+        case returnToCaller
+        /// Ends the process with status 0, leaving the open store to the kernel. Closing it would
+        /// only cost time, about a fifth of such a process: SQLite's close takes locks and tries
+        /// a checkpoint, libdispatch starts a thread to dispose of the connection's queue, and
+        /// each key buffer is unlocked and unmapped, all of which process exit does as well. The
+        /// key buffers' pages are locked (never swapped), and the kernel clears freed pages
+        /// before it hands them out again.
+        case exitProcess
+    }
+
+    func run(_ console: Console, then completion: Completion = .returnToCaller) throws {
         let url = try space.parsedURL()
         let exact = try space.protectionSpace()
         let location = StoreLocation(store: store ?? console.variable("CREDSTORE_STORE"),
                                      keyFile: keyFile ?? console.variable("CREDSTORE_KEY_FILE"),
                                      environment: console.environment)
-        let missing = CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact)); add one with `credstore add \(space.url) --user NAME`")
+        // Only a miss pays for describing the space.
+        func missing() -> CommandFailure {
+            CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact)); add one with `credstore add \(space.url) --user NAME`")
+        }
         // One lookup and exit: checking the table seal would read the whole store (SPEC §6 has
         // `get` read nothing but its row); the row itself is authenticated as it is read.
-        let storage = try location.openExisting(console, integrityCheck: .rowsOnly, orFail: missing)
+        let storage = try location.openExisting(console, integrityCheck: .rowsOnly, orFail: missing())
 
         let match: (space: ProtectionSpace, credential: Credential)
         if let user {
-            guard let credential = try storage.credentials(for: exact)[user] else { throw missing }
+            guard let credential = try storage.credentials(for: exact)[user] else { throw missing() }
             match = (exact, credential)
         } else if let credential = try storage.defaultCredential(for: exact) {
             match = (exact, credential)
         } else if !space.isExact, space.realm == nil, let credential = try Self.bestMatch(for: url, in: storage) {
             match = (json ? try Self.originSpace(of: credential, near: exact, in: storage) : exact, credential)
         } else {
-            throw missing
+            throw missing()
         }
 
         if json {
@@ -72,6 +89,9 @@ struct Lookup: Equatable {
             ]).rendered + "\n")
         } else {
             console.output.write(match.credential.password + "\n")
+        }
+        if completion == .exitProcess {
+            withExtendedLifetime(storage) { exit(ExitCode.success.rawValue) }
         }
     }
 
