@@ -38,6 +38,13 @@ public struct ImportReport: Hashable, Sendable, Codable {
     }
 }
 
+/// What an import did that may move a space's default: replaced its register, brought users.
+private struct DefaultSettlement {
+    let space: ProtectionSpace
+    var registerChanged = false
+    var arrived: Set<String> = []
+}
+
 extension CredentialStorage {
     /// How far ahead of this machine's clock a bundle's clock may be: more is a broken clock, and
     /// accepting it would let that machine win every later conflict.
@@ -165,36 +172,55 @@ extension CredentialStorage {
             }
             try mutation.ledger.dropExpiredTombstones()
             try mutation.receive(contents)
-            var report = ImportReport()
+            let keys = mutation.keys
             // A space's blind index is a keyed hash: compute it once per space, not per use.
             var spaceIndexes: [ProtectionSpace: [UInt8]] = [:]
             func spaceIndex(_ space: ProtectionSpace) -> [UInt8] {
                 if let known = spaceIndexes[space] { return known }
-                let index = mutation.keys.spaceIndex(space)
+                let index = keys.spaceIndex(space)
                 spaceIndexes[space] = index
                 return index
             }
-            var arrived: [ProtectionSpace: Set<String>] = [:]
-            for (position, item) in contents.items.enumerated() {
-                if let progress, position % 1024 == 0 { progress(position, contents.items.count) }
-                switch try mutation.merge(item, spaceIndex: spaceIndex(item.space)) {
-                case .added: report.added += 1; arrived[item.space, default: []].insert(item.user)
-                case .updated: report.updated += 1; arrived[item.space, default: []].insert(item.user)
+            // Every table an import writes is keyed by blind indexes, which scatter the bundle's
+            // order at random: merged in key order instead, SQLite appends to its B-trees rather
+            // than splitting pages all over them. The sorts are stable, so several entries of one
+            // key (which only a doctored bundle holds) still apply in bundle order.
+            let items = contents.items.map { item in
+                let space = spaceIndex(item.space)
+                return (spaceIndex: space, userIndex: keys.userIndex(spaceIndex: space, user: item.user), item: item)
+            }.sorted { first, second in
+                first.spaceIndex == second.spaceIndex
+                    ? first.userIndex.lexicographicallyPrecedes(second.userIndex)
+                    : first.spaceIndex.lexicographicallyPrecedes(second.spaceIndex)
+            }
+            let choices = contents.defaults.map { (spaceIndex: spaceIndex($0.space), choice: $0) }
+                .sorted { $0.spaceIndex.lexicographicallyPrecedes($1.spaceIndex) }
+
+            var report = ImportReport()
+            var settlements: [[UInt8]: DefaultSettlement] = [:]
+            for (position, entry) in items.enumerated() {
+                if let progress, position % 1024 == 0 { progress(position, items.count) }
+                switch try mutation.merge(entry.item, spaceIndex: entry.spaceIndex, userIndex: entry.userIndex) {
+                case .added:
+                    report.added += 1
+                    settlements[entry.spaceIndex, default: DefaultSettlement(space: entry.item.space)].arrived.insert(entry.item.user)
+                case .updated:
+                    report.updated += 1
+                    settlements[entry.spaceIndex, default: DefaultSettlement(space: entry.item.space)].arrived.insert(entry.item.user)
                 case .removed: report.removed += 1
                 case .unchanged: report.unchanged += 1
                 }
             }
-            progress?(contents.items.count, contents.items.count)
-            var changedRegisters: Set<ProtectionSpace> = []
-            for choice in contents.defaults where try mutation.merge(choice, spaceIndex: spaceIndex(choice.space)) {
-                changedRegisters.insert(choice.space)
+            progress?(items.count, items.count)
+            for (spaceIndex, choice) in choices where try mutation.merge(choice, spaceIndex: spaceIndex) {
+                settlements[spaceIndex, default: DefaultSettlement(space: choice.space)].registerChanged = true
             }
             // Defaults settle last, once every item is in: a register may name a user that only
             // this bundle (or an earlier one) brought, in any order.
-            for space in changedRegisters.union(arrived.keys) {
+            for (spaceIndex, settlement) in settlements.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
                 try mutation.settleDefault(
-                    of: space, spaceIndex: spaceIndex(space),
-                    registerChanged: changedRegisters.contains(space), arrived: arrived[space] ?? [])
+                    of: settlement.space, spaceIndex: spaceIndex,
+                    registerChanged: settlement.registerChanged, arrived: settlement.arrived)
             }
             return report
         }

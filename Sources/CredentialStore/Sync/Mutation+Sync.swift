@@ -14,11 +14,10 @@ extension Mutation {
     /// replaces the local one. Imports never elect a default by themselves: defaults arrive as
     /// their own registers, so every machine ends with the same choice.
     ///
-    /// `spaceIndex` is the blind index of the item's space, which an import computes once per space.
-    mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8]) throws -> ItemOutcome {
+    /// `spaceIndex` and `userIndex` are the item's blind indexes, which an import computes up front.
+    mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8], userIndex: [UInt8]) throws -> ItemOutcome {
         let ledger = ledger
         let space = remote.space
-        let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: remote.user)
         if let local = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex), local.stamp >= remote.stamp { return .unchanged }
         try ledger.record(
             SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil),
