@@ -41,7 +41,8 @@ public struct ImportReport: Hashable, Sendable, Codable {
 /// What an import did that may move a space's default: replaced its register, brought users.
 private struct DefaultSettlement {
     let space: ProtectionSpace
-    var registerChanged = false
+    /// The register that replaced the local one (the last, if several did).
+    var replacedRegister: SyncDefaultState?
     var arrived: Set<String> = []
 }
 
@@ -212,15 +213,17 @@ extension CredentialStorage {
                 }
             }
             progress?(items.count, items.count)
-            for (spaceIndex, choice) in choices where try mutation.merge(choice, spaceIndex: spaceIndex) {
-                settlements[spaceIndex, default: DefaultSettlement(space: choice.space)].registerChanged = true
+            for (spaceIndex, choice) in choices {
+                if let register = try mutation.merge(choice, spaceIndex: spaceIndex) {
+                    settlements[spaceIndex, default: DefaultSettlement(space: choice.space)].replacedRegister = register
+                }
             }
             // Defaults settle last, once every item is in: a register may name a user that only
             // this bundle (or an earlier one) brought, in any order.
             for (spaceIndex, settlement) in settlements.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
                 try mutation.settleDefault(
                     of: settlement.space, spaceIndex: spaceIndex,
-                    registerChanged: settlement.registerChanged, arrived: settlement.arrived)
+                    replacedRegister: settlement.replacedRegister, arrived: settlement.arrived)
             }
             return report
         }

@@ -50,13 +50,14 @@ extension Mutation {
         return existed ? .updated : .added
     }
 
-    /// Merges one remote default choice's register; returns whether it replaced the local one.
-    /// ``settleDefault(of:spaceIndex:registerChanged:arrived:)`` then moves the pointer.
-    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws -> Bool {
+    /// Merges one remote default choice's register; returns the register, when it replaced the
+    /// local one. ``settleDefault(of:spaceIndex:replacedRegister:arrived:)`` then moves the pointer.
+    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws -> SyncDefaultState? {
         let ledger = ledger
-        if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return false }
-        try ledger.record(SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp), spaceIndex: spaceIndex)
-        return true
+        if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return nil }
+        let register = SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp)
+        try ledger.record(register, spaceIndex: spaceIndex)
+        return register
     }
 
     /// Points the space's default where its register says, once an import has merged everything:
@@ -66,9 +67,14 @@ extension Mutation {
     ///
     /// Only what the import touched moves: a register it replaced, or the arrival of the user the
     /// register names. A default chosen here outside sync (a permanent user) is never overridden.
-    mutating func settleDefault(of space: ProtectionSpace, spaceIndex: [UInt8], registerChanged: Bool, arrived: Set<String>) throws {
-        guard let register = try ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
-        guard registerChanged || register.user.map(arrived.contains) == true else { return }
+    ///
+    /// `replacedRegister` is the register the import wrote for the space, if it replaced the local
+    /// one: it is used as is rather than read back and opened again.
+    mutating func settleDefault(
+        of space: ProtectionSpace, spaceIndex: [UInt8], replacedRegister: SyncDefaultState?, arrived: Set<String>
+    ) throws {
+        guard let register = try replacedRegister ?? ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
+        guard replacedRegister != nil || register.user.map(arrived.contains) == true else { return }
         let current = try transaction.defaultChoice(space: spaceIndex)
         if let user = register.user {
             let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
