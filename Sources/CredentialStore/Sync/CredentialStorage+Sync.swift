@@ -40,10 +40,46 @@ public struct ImportReport: Hashable, Sendable, Codable {
 
 /// What an import did that may move a space's default: replaced its register, brought users.
 private struct DefaultSettlement {
+    let spaceIndex: [UInt8]
     let space: ProtectionSpace
     /// The register that replaced the local one (the last, if several did).
     var replacedRegister: SyncDefaultState?
-    var arrived: Set<String> = []
+    var arrived: [String] = []
+
+    /// Two lists in key order merged into one, a space in both combined into one entry.
+    static func combining(_ first: [Self], _ second: [Self]) -> [Self] {
+        var result: [Self] = []
+        result.reserveCapacity(max(first.count, second.count))
+        var (i, j) = (first.startIndex, second.startIndex)
+        while i < first.endIndex || j < second.endIndex {
+            let order = i == first.endIndex ? 1 : j == second.endIndex ? -1 : compareKeys(first[i].spaceIndex, second[j].spaceIndex)
+            if order < 0 {
+                result.append(first[i])
+                i += 1
+            } else if order > 0 {
+                result.append(second[j])
+                j += 1
+            } else {
+                var both = first[i]
+                both.replacedRegister = second[j].replacedRegister
+                both.arrived += second[j].arrived
+                result.append(both)
+                i += 1
+                j += 1
+            }
+        }
+        return result
+    }
+}
+
+/// Orders blind indexes as SQLite orders BLOB keys: bytewise, a prefix first. Negative, zero or
+/// positive, like memcmp.
+private func compareKeys(_ first: [UInt8], _ second: [UInt8]) -> Int {
+    let common = min(first.count, second.count)
+    let order = common == 0 ? 0 : first.withUnsafeBytes { a in
+        second.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, common) }
+    }
+    return order != 0 ? Int(order) : first.count - second.count
 }
 
 extension CredentialStorage {
@@ -174,55 +210,53 @@ extension CredentialStorage {
             try mutation.ledger.dropExpiredTombstones()
             try mutation.receive(contents)
             let keys = mutation.keys
-            // A space's blind index is a keyed hash: compute it once per space, not per use.
-            var spaceIndexes: [ProtectionSpace: [UInt8]] = [:]
-            func spaceIndex(_ space: ProtectionSpace) -> [UInt8] {
-                if let known = spaceIndexes[space] { return known }
-                let index = keys.spaceIndex(space)
-                spaceIndexes[space] = index
-                return index
-            }
             // Every table an import writes is keyed by blind indexes, which scatter the bundle's
             // order at random: merged in key order instead, SQLite appends to its B-trees rather
             // than splitting pages all over them. The sorts are stable, so several entries of one
-            // key (which only a doctored bundle holds) still apply in bundle order.
+            // key (which only a doctored bundle holds) still apply in bundle order. A space's index
+            // is computed per entry: a keyed hash costs less than a dictionary of spaces.
             let items = contents.items.map { item in
-                let space = spaceIndex(item.space)
-                return (spaceIndex: space, userIndex: keys.userIndex(spaceIndex: space, user: item.user), item: item)
+                let spaceIndex = keys.spaceIndex(item.space)
+                return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
             }.sorted { first, second in
-                first.spaceIndex == second.spaceIndex
-                    ? first.userIndex.lexicographicallyPrecedes(second.userIndex)
-                    : first.spaceIndex.lexicographicallyPrecedes(second.spaceIndex)
+                let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
+                return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
             }
-            let choices = contents.defaults.map { (spaceIndex: spaceIndex($0.space), choice: $0) }
-                .sorted { $0.spaceIndex.lexicographicallyPrecedes($1.spaceIndex) }
+            let choices = contents.defaults.map { (spaceIndex: keys.spaceIndex($0.space), choice: $0) }
+                .sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
 
+            // What may move a space's default, gathered in key order as the merges go.
+            var arrivals: [DefaultSettlement] = []
+            var registers: [DefaultSettlement] = []
             var report = ImportReport()
-            var settlements: [[UInt8]: DefaultSettlement] = [:]
             for (position, entry) in items.enumerated() {
                 if let progress, position % 1024 == 0 { progress(position, items.count) }
                 switch try mutation.merge(entry.item, spaceIndex: entry.spaceIndex, userIndex: entry.userIndex) {
-                case .added:
-                    report.added += 1
-                    settlements[entry.spaceIndex, default: DefaultSettlement(space: entry.item.space)].arrived.insert(entry.item.user)
-                case .updated:
-                    report.updated += 1
-                    settlements[entry.spaceIndex, default: DefaultSettlement(space: entry.item.space)].arrived.insert(entry.item.user)
-                case .removed: report.removed += 1
-                case .unchanged: report.unchanged += 1
+                case .added: report.added += 1
+                case .updated: report.updated += 1
+                case .removed: report.removed += 1; continue
+                case .unchanged: report.unchanged += 1; continue
+                }
+                if arrivals.last?.spaceIndex == entry.spaceIndex {
+                    arrivals[arrivals.count - 1].arrived.append(entry.item.user)
+                } else {
+                    arrivals.append(DefaultSettlement(spaceIndex: entry.spaceIndex, space: entry.item.space, arrived: [entry.item.user]))
                 }
             }
             progress?(items.count, items.count)
             for (spaceIndex, choice) in choices {
-                if let register = try mutation.merge(choice, spaceIndex: spaceIndex) {
-                    settlements[spaceIndex, default: DefaultSettlement(space: choice.space)].replacedRegister = register
+                guard let register = try mutation.merge(choice, spaceIndex: spaceIndex) else { continue }
+                if registers.last?.spaceIndex == spaceIndex {
+                    registers[registers.count - 1].replacedRegister = register
+                } else {
+                    registers.append(DefaultSettlement(spaceIndex: spaceIndex, space: choice.space, replacedRegister: register))
                 }
             }
             // Defaults settle last, once every item is in: a register may name a user that only
             // this bundle (or an earlier one) brought, in any order.
-            for (spaceIndex, settlement) in settlements.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            for settlement in DefaultSettlement.combining(arrivals, registers) {
                 try mutation.settleDefault(
-                    of: settlement.space, spaceIndex: spaceIndex,
+                    of: settlement.space, spaceIndex: settlement.spaceIndex,
                     replacedRegister: settlement.replacedRegister, arrived: settlement.arrived)
             }
             return report

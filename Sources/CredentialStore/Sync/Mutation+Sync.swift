@@ -71,7 +71,7 @@ extension Mutation {
     /// `replacedRegister` is the register the import wrote for the space, if it replaced the local
     /// one: it is used as is rather than read back and opened again.
     mutating func settleDefault(
-        of space: ProtectionSpace, spaceIndex: [UInt8], replacedRegister: SyncDefaultState?, arrived: Set<String>
+        of space: ProtectionSpace, spaceIndex: [UInt8], replacedRegister: SyncDefaultState?, arrived: [String]
     ) throws {
         guard let register = try replacedRegister ?? ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
         guard replacedRegister != nil || register.user.map(arrived.contains) == true else { return }
