@@ -38,40 +38,6 @@ public struct ImportReport: Hashable, Sendable, Codable {
     }
 }
 
-/// What an import did that may move a space's default: replaced its register, brought users.
-private struct DefaultSettlement {
-    let spaceIndex: [UInt8]
-    let space: ProtectionSpace
-    /// The register that replaced the local one (the last, if several did).
-    var replacedRegister: SyncDefaultState?
-    var arrived: [String] = []
-
-    /// Two lists in key order merged into one, a space in both combined into one entry.
-    static func combining(_ first: [Self], _ second: [Self]) -> [Self] {
-        var result: [Self] = []
-        result.reserveCapacity(max(first.count, second.count))
-        var (i, j) = (first.startIndex, second.startIndex)
-        while i < first.endIndex || j < second.endIndex {
-            let order = i == first.endIndex ? 1 : j == second.endIndex ? -1 : compareKeys(first[i].spaceIndex, second[j].spaceIndex)
-            if order < 0 {
-                result.append(first[i])
-                i += 1
-            } else if order > 0 {
-                result.append(second[j])
-                j += 1
-            } else {
-                var both = first[i]
-                both.replacedRegister = second[j].replacedRegister
-                both.arrived += second[j].arrived
-                result.append(both)
-                i += 1
-                j += 1
-            }
-        }
-        return result
-    }
-}
-
 /// Orders blind indexes as SQLite orders BLOB keys: bytewise, a prefix first. Negative, zero or
 /// positive, like memcmp.
 private func compareKeys(_ first: [UInt8], _ second: [UInt8]) -> Int {
@@ -222,43 +188,42 @@ extension CredentialStorage {
                 let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
                 return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
             }
-            let choices = contents.defaults.map { (spaceIndex: keys.spaceIndex($0.space), choice: $0) }
+            let registers = contents.defaults.map { (spaceIndex: keys.spaceIndex($0.space), register: $0) }
                 .sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
 
-            // What may move a space's default, gathered in key order as the merges go.
-            var arrivals: [DefaultSettlement] = []
-            var registers: [DefaultSettlement] = []
+            // Space by space: its items, then its registers, then its default, which settles once
+            // every item of the space is in (a register may name a user that only this bundle, or
+            // an earlier one, brought). What a merge reads and writes belongs to one space, so this
+            // ends as merging every item first would, while the space's rows are still in cache.
             var report = ImportReport()
-            for (position, entry) in items.enumerated() {
-                if let progress, position % 1024 == 0 { progress(position, items.count) }
-                switch try mutation.merge(entry.item, spaceIndex: entry.spaceIndex, userIndex: entry.userIndex) {
-                case .added: report.added += 1
-                case .updated: report.updated += 1
-                case .removed: report.removed += 1; continue
-                case .unchanged: report.unchanged += 1; continue
+            var (nextItem, nextRegister) = (items.startIndex, registers.startIndex)
+            while nextItem < items.endIndex || nextRegister < registers.endIndex {
+                let (spaceIndex, space) = nextRegister == registers.endIndex
+                    || nextItem < items.endIndex && compareKeys(items[nextItem].spaceIndex, registers[nextRegister].spaceIndex) <= 0
+                    ? (items[nextItem].spaceIndex, items[nextItem].item.space)
+                    : (registers[nextRegister].spaceIndex, registers[nextRegister].register.space)
+                var arrived: [String] = []
+                while nextItem < items.endIndex, compareKeys(items[nextItem].spaceIndex, spaceIndex) == 0 {
+                    if let progress, nextItem % 1024 == 0 { progress(nextItem, items.count) }
+                    let (item, userIndex) = (items[nextItem].item, items[nextItem].userIndex)
+                    switch try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex) {
+                    case .added: report.added += 1; arrived.append(item.user)
+                    case .updated: report.updated += 1; arrived.append(item.user)
+                    case .removed: report.removed += 1
+                    case .unchanged: report.unchanged += 1
+                    }
+                    nextItem += 1
                 }
-                if arrivals.last?.spaceIndex == entry.spaceIndex {
-                    arrivals[arrivals.count - 1].arrived.append(entry.item.user)
-                } else {
-                    arrivals.append(DefaultSettlement(spaceIndex: entry.spaceIndex, space: entry.item.space, arrived: [entry.item.user]))
+                var replacedRegister: SyncDefaultState?
+                while nextRegister < registers.endIndex, compareKeys(registers[nextRegister].spaceIndex, spaceIndex) == 0 {
+                    replacedRegister = try mutation.merge(registers[nextRegister].register, spaceIndex: spaceIndex) ?? replacedRegister
+                    nextRegister += 1
+                }
+                if replacedRegister != nil || !arrived.isEmpty {
+                    try mutation.settleDefault(of: space, spaceIndex: spaceIndex, replacedRegister: replacedRegister, arrived: arrived)
                 }
             }
             progress?(items.count, items.count)
-            for (spaceIndex, choice) in choices {
-                guard let register = try mutation.merge(choice, spaceIndex: spaceIndex) else { continue }
-                if registers.last?.spaceIndex == spaceIndex {
-                    registers[registers.count - 1].replacedRegister = register
-                } else {
-                    registers.append(DefaultSettlement(spaceIndex: spaceIndex, space: choice.space, replacedRegister: register))
-                }
-            }
-            // Defaults settle last, once every item is in: a register may name a user that only
-            // this bundle (or an earlier one) brought, in any order.
-            for settlement in DefaultSettlement.combining(arrivals, registers) {
-                try mutation.settleDefault(
-                    of: settlement.space, spaceIndex: settlement.spaceIndex,
-                    replacedRegister: settlement.replacedRegister, arrived: settlement.arrived)
-            }
             return report
         }
     }
