@@ -191,6 +191,9 @@ extension CredentialStorage {
             let registers = contents.defaults.map { (spaceIndex: keys.spaceIndex($0.space), register: $0) }
                 .sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
 
+            // An item announces and logs at most one change, and so does the settling of a space.
+            mutation.reserveChanges(items.count + registers.count)
+
             // Space by space: its items, then its registers, then its default, which settles once
             // every item of the space is in (a register may name a user that only this bundle, or
             // an earlier one, brought). What a merge reads and writes belongs to one space, so this
