@@ -201,6 +201,7 @@ extension CredentialStorage {
             var report = ImportReport()
             var (nextItem, nextRegister) = (items.startIndex, registers.startIndex)
             while nextItem < items.endIndex || nextRegister < registers.endIndex {
+                // The next space: the first in key order of the two lists' heads.
                 let (spaceIndex, space) = nextRegister == registers.endIndex
                     || nextItem < items.endIndex && compareKeys(items[nextItem].spaceIndex, registers[nextRegister].spaceIndex) <= 0
                     ? (items[nextItem].spaceIndex, items[nextItem].item.space)

@@ -60,10 +60,10 @@ extension Mutation {
         return register
     }
 
-    /// Points the space's default where its register says, once an import has merged everything:
-    /// at the named user when it is a synchronizable credential here, and nowhere (among
-    /// synchronizable users) otherwise. Whatever the order in which items and registers arrived,
-    /// every machine ends with the same default.
+    /// Points the space's default where its register says, once an import has merged the space's
+    /// items and registers: at the named user when it is a synchronizable credential here, and
+    /// nowhere (among synchronizable users) otherwise. Whatever the order in which items and
+    /// registers arrived, every machine ends with the same default.
     ///
     /// Only what the import touched moves: a register it replaced, or the arrival of the user the
     /// register names. A default chosen here outside sync (a permanent user) is never overridden.
