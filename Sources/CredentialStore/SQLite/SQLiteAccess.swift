@@ -11,6 +11,15 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         space_index, user_index, origin_index, persistence, created, modified, sealed_space, sealed_credential
         """
 
+    // The statements an import runs per row, spelled once: GRDB's statement cache is keyed by the
+    // SQL text, and building it anew for each of a hundred thousand rows shows in a profile.
+    private static let credentialByKeySQL = "SELECT \(credentialColumns) FROM credentials WHERE space_index = ? AND user_index = ?"
+    private static let insertCredentialSQL = "INSERT INTO credentials (\(credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+    private static let replaceCredentialSQL = "INSERT OR REPLACE INTO credentials (\(credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let syncItemColumns = "space_index, user_index, deleted, wall, sealed_state"
+    private static let syncItemByKeySQL = "SELECT \(syncItemColumns) FROM sync_items WHERE space_index = ? AND user_index = ?"
+    private static let upsertSyncItemSQL = "INSERT OR REPLACE INTO sync_items (\(syncItemColumns)) VALUES (?, ?, ?, ?, ?)"
+
     // MARK: Reading
 
     func header() throws -> (StoreHeader, [KeySlot])? {
@@ -56,9 +65,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func credential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedCredential? {
-        let statement = try db.cachedStatement(sql: """
-            SELECT \(Self.credentialColumns) FROM credentials WHERE space_index = ? AND user_index = ?
-            """)
+        let statement = try db.cachedStatement(sql: Self.credentialByKeySQL)
         var result: SealedCredential?
         try statement.forEachRawRow(binding: [spaceIndex, userIndex]) { result = try Self.credential($0) }
         return result
@@ -153,8 +160,6 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return result
     }
 
-    private static let syncItemColumns = "space_index, user_index, deleted, wall, sealed_state"
-
     private static func syncItem(_ row: RawRow) throws -> SealedSyncItem {
         guard let space = row.blob(0), let user = row.blob(1), let sealed = row.blob(4) else { throw damagedRow }
         return SealedSyncItem(spaceIndex: space, userIndex: user, deleted: row.int64(2) != 0, wall: row.int64(3), sealedState: sealed)
@@ -162,7 +167,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     func syncItem(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedSyncItem? {
         var result: SealedSyncItem?
-        try db.cachedStatement(sql: "SELECT \(Self.syncItemColumns) FROM sync_items WHERE space_index = ? AND user_index = ?")
+        try db.cachedStatement(sql: Self.syncItemByKeySQL)
             .forEachRawRow(binding: [spaceIndex, userIndex]) { result = try Self.syncItem($0) }
         return result
     }
@@ -213,7 +218,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func upsertSyncItem(_ item: SealedSyncItem) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_items (\(Self.syncItemColumns)) VALUES (?, ?, ?, ?, ?)")
+        try db.cachedStatement(sql: Self.upsertSyncItemSQL)
             .executeRaw([.blob(item.spaceIndex), .blob(item.userIndex), .integer(item.deleted ? 1 : 0), .integer(item.wall), .blob(item.sealedState)])
     }
 
@@ -258,18 +263,21 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func upsert(_ credential: SealedCredential) throws {
-        if let journal {
-            if let old = try fingerprint(.credentials, [credential.spaceIndex, credential.userIndex]) { journal.removed.append(old) }
-            journal.added.append(SealedRowFingerprint(credential))
-        }
-        let statement = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO credentials (\(Self.credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        try statement.executeRaw([
+        let values: [RawValue] = [
             .blob(credential.spaceIndex), .blob(credential.userIndex), .blob(credential.originIndex),
             .integer(Int64(Self.code(credential.persistence))), .integer(credential.created), .integer(credential.modified),
             .blob(credential.sealedSpace), .blob(credential.sealedCredential),
-        ])
+        ]
+        // A new row goes straight in. Only when one is there already is it read, for the seal to
+        // fold its fingerprint out, and replaced: an import of new rows saves a lookup per row.
+        try db.cachedStatement(sql: Self.insertCredentialSQL).executeRaw(values)
+        if db.changesCount == 0 {
+            if let journal, let old = try fingerprint(.credentials, [credential.spaceIndex, credential.userIndex]) {
+                journal.removed.append(old)
+            }
+            try db.cachedStatement(sql: Self.replaceCredentialSQL).executeRaw(values)
+        }
+        journal?.added.append(SealedRowFingerprint(credential))
     }
 
     func deleteAllCredentials() throws {
@@ -286,12 +294,16 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func setDefaultChoice(_ choice: SealedDefault) throws {
-        if let journal {
-            if let old = try fingerprint(.defaultChoices, [choice.spaceIndex]) { journal.removed.append(old) }
-            journal.added.append(SealedRowFingerprint(choice))
+        let values: [RawValue] = [.blob(choice.spaceIndex), .blob(choice.userIndex), .blob(choice.sealedUser)]
+        // As in `upsert(_:)`: a new choice goes straight in, one that is there is read and replaced.
+        try db.cachedStatement(sql: "INSERT INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+            .executeRaw(values)
+        if db.changesCount == 0 {
+            if let journal, let old = try fingerprint(.defaultChoices, [choice.spaceIndex]) { journal.removed.append(old) }
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?)")
+                .executeRaw(values)
         }
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?)")
-            .executeRaw([.blob(choice.spaceIndex), .blob(choice.userIndex), .blob(choice.sealedUser)])
+        journal?.added.append(SealedRowFingerprint(choice))
     }
 
     func deleteDefaultChoice(space spaceIndex: [UInt8]) throws {
@@ -351,18 +363,20 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return fingerprint
     }
 
-    private static func fingerprintWhere(_ table: SealedRowFingerprint.Table) -> String {
-        switch table {
-        case .credentials: " WHERE space_index = ? AND user_index = ?"
-        case .defaultChoices: " WHERE space_index = ?"
-        case .trustedDevices: " WHERE key_index = ?"
-        }
-    }
+    // One row's fingerprint query, by its primary key, spelled once (as the per-row statements above).
+    private static let credentialFingerprintSQL = fingerprintSQL(.credentials).sql + " WHERE space_index = ? AND user_index = ?"
+    private static let defaultChoiceFingerprintSQL = fingerprintSQL(.defaultChoices).sql + " WHERE space_index = ?"
+    private static let trustedDeviceFingerprintSQL = fingerprintSQL(.trustedDevices).sql + " WHERE key_index = ?"
 
     /// The fingerprint of the row of `table` with primary key `key`, if there is one.
     private func fingerprint(_ table: SealedRowFingerprint.Table, _ key: [[UInt8]]) throws -> SealedRowFingerprint? {
+        let sql = switch table {
+        case .credentials: Self.credentialFingerprintSQL
+        case .defaultChoices: Self.defaultChoiceFingerprintSQL
+        case .trustedDevices: Self.trustedDeviceFingerprintSQL
+        }
         var result: SealedRowFingerprint?
-        try db.cachedStatement(sql: Self.fingerprintSQL(table).sql + Self.fingerprintWhere(table)).forEachRawRow(binding: key) { row in
+        try db.cachedStatement(sql: sql).forEachRawRow(binding: key) { row in
             result = Self.fingerprint(table, row)
         }
         return result

@@ -144,6 +144,13 @@ struct Mutation {
 
     // MARK: Announcements
 
+    /// Makes room for up to `count` more changes at once: grown by doubling, the arrays of a large
+    /// import's changes would be copied over and over, each time into freshly faulted-in pages.
+    mutating func reserveChanges(_ count: Int) {
+        announcements.reserveCapacity(announcements.count + count)
+        logged.reserveCapacity(logged.count + count)
+    }
+
     mutating func announce(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
         announcements.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: origin))
     }

@@ -38,6 +38,16 @@ public struct ImportReport: Hashable, Sendable, Codable {
     }
 }
 
+/// Orders blind indexes as SQLite orders BLOB keys: bytewise, a prefix first. Negative, zero or
+/// positive, like memcmp.
+private func compareKeys(_ first: [UInt8], _ second: [UInt8]) -> Int {
+    let common = min(first.count, second.count)
+    let order = common == 0 ? 0 : first.withUnsafeBytes { a in
+        second.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, common) }
+    }
+    return order != 0 ? Int(order) : first.count - second.count
+}
+
 extension CredentialStorage {
     /// How far ahead of this machine's clock a bundle's clock may be: more is a broken clock, and
     /// accepting it would let that machine win every later conflict.
@@ -165,37 +175,59 @@ extension CredentialStorage {
             }
             try mutation.ledger.dropExpiredTombstones()
             try mutation.receive(contents)
-            var report = ImportReport()
-            // A space's blind index is a keyed hash: compute it once per space, not per use.
-            var spaceIndexes: [ProtectionSpace: [UInt8]] = [:]
-            func spaceIndex(_ space: ProtectionSpace) -> [UInt8] {
-                if let known = spaceIndexes[space] { return known }
-                let index = mutation.keys.spaceIndex(space)
-                spaceIndexes[space] = index
-                return index
+            let keys = mutation.keys
+            // Every table an import writes is keyed by blind indexes, which scatter the bundle's
+            // order at random: merged in key order instead, SQLite appends to its B-trees rather
+            // than splitting pages all over them. The sorts are stable, so several entries of one
+            // key (which only a doctored bundle holds) still apply in bundle order. A space's index
+            // is computed per entry: a keyed hash costs less than a dictionary of spaces.
+            let items = contents.items.map { item in
+                let spaceIndex = keys.spaceIndex(item.space)
+                return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
+            }.sorted { first, second in
+                let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
+                return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
             }
-            var arrived: [ProtectionSpace: Set<String>] = [:]
-            for (position, item) in contents.items.enumerated() {
-                if let progress, position % 1024 == 0 { progress(position, contents.items.count) }
-                switch try mutation.merge(item, spaceIndex: spaceIndex(item.space)) {
-                case .added: report.added += 1; arrived[item.space, default: []].insert(item.user)
-                case .updated: report.updated += 1; arrived[item.space, default: []].insert(item.user)
-                case .removed: report.removed += 1
-                case .unchanged: report.unchanged += 1
+            let registers = contents.defaults.map { (spaceIndex: keys.spaceIndex($0.space), register: $0) }
+                .sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
+
+            // An item announces and logs at most one change, and so does the settling of a space.
+            mutation.reserveChanges(items.count + registers.count)
+
+            // Space by space: its items, then its registers, then its default, which settles once
+            // every item of the space is in (a register may name a user that only this bundle, or
+            // an earlier one, brought). What a merge reads and writes belongs to one space, so this
+            // ends as merging every item first would, while the space's rows are still in cache.
+            var report = ImportReport()
+            var (nextItem, nextRegister) = (items.startIndex, registers.startIndex)
+            while nextItem < items.endIndex || nextRegister < registers.endIndex {
+                // The next space: the first in key order of the two lists' heads.
+                let (spaceIndex, space) = nextRegister == registers.endIndex
+                    || nextItem < items.endIndex && compareKeys(items[nextItem].spaceIndex, registers[nextRegister].spaceIndex) <= 0
+                    ? (items[nextItem].spaceIndex, items[nextItem].item.space)
+                    : (registers[nextRegister].spaceIndex, registers[nextRegister].register.space)
+                var arrived: [String] = []
+                while nextItem < items.endIndex, compareKeys(items[nextItem].spaceIndex, spaceIndex) == 0 {
+                    if let progress, nextItem % 1024 == 0 { progress(nextItem, items.count) }
+                    let (item, userIndex) = (items[nextItem].item, items[nextItem].userIndex)
+                    switch try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex) {
+                    case .added: report.added += 1; arrived.append(item.user)
+                    case .updated: report.updated += 1; arrived.append(item.user)
+                    case .removed: report.removed += 1
+                    case .unchanged: report.unchanged += 1
+                    }
+                    nextItem += 1
+                }
+                var replacedRegister: SyncDefaultState?
+                while nextRegister < registers.endIndex, compareKeys(registers[nextRegister].spaceIndex, spaceIndex) == 0 {
+                    replacedRegister = try mutation.merge(registers[nextRegister].register, spaceIndex: spaceIndex) ?? replacedRegister
+                    nextRegister += 1
+                }
+                if replacedRegister != nil || !arrived.isEmpty {
+                    try mutation.settleDefault(of: space, spaceIndex: spaceIndex, replacedRegister: replacedRegister, arrived: arrived)
                 }
             }
-            progress?(contents.items.count, contents.items.count)
-            var changedRegisters: Set<ProtectionSpace> = []
-            for choice in contents.defaults where try mutation.merge(choice, spaceIndex: spaceIndex(choice.space)) {
-                changedRegisters.insert(choice.space)
-            }
-            // Defaults settle last, once every item is in: a register may name a user that only
-            // this bundle (or an earlier one) brought, in any order.
-            for space in changedRegisters.union(arrived.keys) {
-                try mutation.settleDefault(
-                    of: space, spaceIndex: spaceIndex(space),
-                    registerChanged: changedRegisters.contains(space), arrived: arrived[space] ?? [])
-            }
+            progress?(items.count, items.count)
             return report
         }
     }

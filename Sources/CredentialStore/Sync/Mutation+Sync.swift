@@ -14,11 +14,10 @@ extension Mutation {
     /// replaces the local one. Imports never elect a default by themselves: defaults arrive as
     /// their own registers, so every machine ends with the same choice.
     ///
-    /// `spaceIndex` is the blind index of the item's space, which an import computes once per space.
-    mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8]) throws -> ItemOutcome {
+    /// `spaceIndex` and `userIndex` are the item's blind indexes, which an import computes up front.
+    mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8], userIndex: [UInt8]) throws -> ItemOutcome {
         let ledger = ledger
         let space = remote.space
-        let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: remote.user)
         if let local = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex), local.stamp >= remote.stamp { return .unchanged }
         try ledger.record(
             SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil),
@@ -51,25 +50,31 @@ extension Mutation {
         return existed ? .updated : .added
     }
 
-    /// Merges one remote default choice's register; returns whether it replaced the local one.
-    /// ``settleDefault(of:spaceIndex:registerChanged:arrived:)`` then moves the pointer.
-    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws -> Bool {
+    /// Merges one remote default choice's register; returns the register, when it replaced the
+    /// local one. ``settleDefault(of:spaceIndex:replacedRegister:arrived:)`` then moves the pointer.
+    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws -> SyncDefaultState? {
         let ledger = ledger
-        if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return false }
-        try ledger.record(SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp), spaceIndex: spaceIndex)
-        return true
+        if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return nil }
+        let register = SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp)
+        try ledger.record(register, spaceIndex: spaceIndex)
+        return register
     }
 
-    /// Points the space's default where its register says, once an import has merged everything:
-    /// at the named user when it is a synchronizable credential here, and nowhere (among
-    /// synchronizable users) otherwise. Whatever the order in which items and registers arrived,
-    /// every machine ends with the same default.
+    /// Points the space's default where its register says, once an import has merged the space's
+    /// items and registers: at the named user when it is a synchronizable credential here, and
+    /// nowhere (among synchronizable users) otherwise. Whatever the order in which items and
+    /// registers arrived, every machine ends with the same default.
     ///
     /// Only what the import touched moves: a register it replaced, or the arrival of the user the
     /// register names. A default chosen here outside sync (a permanent user) is never overridden.
-    mutating func settleDefault(of space: ProtectionSpace, spaceIndex: [UInt8], registerChanged: Bool, arrived: Set<String>) throws {
-        guard let register = try ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
-        guard registerChanged || register.user.map(arrived.contains) == true else { return }
+    ///
+    /// `replacedRegister` is the register the import wrote for the space, if it replaced the local
+    /// one: it is used as is rather than read back and opened again.
+    mutating func settleDefault(
+        of space: ProtectionSpace, spaceIndex: [UInt8], replacedRegister: SyncDefaultState?, arrived: [String]
+    ) throws {
+        guard let register = try replacedRegister ?? ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
+        guard replacedRegister != nil || register.user.map(arrived.contains) == true else { return }
         let current = try transaction.defaultChoice(space: spaceIndex)
         if let user = register.user {
             let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
