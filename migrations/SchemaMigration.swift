@@ -17,5 +17,6 @@ package enum SchemaHistory {
         migration0002ChangeLog,
         migration0003Sync,
         migration0004TableSeal,
+        migration0005ChangeLogBySequence,
     ]
 }

@@ -330,9 +330,17 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func pruneChangeLog() throws {
-        // Through the index on `written`: only entries past their minute are visited.
-        try db.cachedStatement(sql: "DELETE FROM change_log WHERE written < ? AND seq <= ?")
-            .execute(arguments: [Mutation.now() - Self.changeLogRetentionMillis, try latestChangeSequence() - Self.changeLogMinimumEntries])
+        // From the head of the log, oldest first: everything before the first entry still within
+        // the retention, and before the newest minimum. Sequence numbers are the table's rowids,
+        // so this visits only what it deletes and one entry more, with no index on `written` to
+        // keep up on every write. An entry never leaves before its retention, even when the
+        // clock stepped back between writes: a younger entry ahead of it holds it back instead.
+        let last = try latestChangeSequence() - Self.changeLogMinimumEntries
+        try db.cachedStatement(sql: """
+            DELETE FROM change_log WHERE seq <= ?1 AND seq < coalesce(
+                (SELECT seq FROM change_log WHERE seq <= ?1 AND written >= ?2 ORDER BY seq LIMIT 1), ?1 + 1)
+            """)
+            .execute(arguments: [last, Mutation.now() - Self.changeLogRetentionMillis])
     }
 
     // MARK: Table seal
