@@ -19,9 +19,11 @@ struct RunResult {
 /// A temporary directory of its own for one test: a home, an XDG data folder and a store, so that
 /// nothing touches the real home. Runs the built `credstore` binary inside it.
 final class Sandbox {
-    /// The `credstore` built beside this test bundle.
-    static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent().appendingPathComponent("credstore")
+    /// The `credstore` built beside this test bundle, or the one `CREDSTORE_CLI_UNDER_TEST` names:
+    /// CI runs these tests a second time against the static release binary, as it is shipped.
+    static let binary = ProcessInfo.processInfo.environment["CREDSTORE_CLI_UNDER_TEST"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("credstore")
 
     let root: URL
     /// `--store` for commands that name the store explicitly.
