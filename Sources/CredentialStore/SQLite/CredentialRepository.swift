@@ -146,8 +146,9 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func upsertSyncDefault(_ choice: SealedSyncDefault) throws
     /// Empties every table sealed under the root key's subkeys but the credentials (rekey).
     func deleteAllSyncState() throws
-    /// Drops change-log entries past the retention; once per transaction.
-    func pruneChangeLog() throws
+    /// Drops change-log entries past the retention; once per transaction, given the newest
+    /// sequence number (which the caller has just written).
+    func pruneChangeLog(latestSequence: Int64) throws
     /// Appends an entry to the change log under `sequence` (the caller numbers a transaction's
     /// entries from ``CredentialRepositoryReading/latestChangeSequence()`` + 1).
     func appendChange(

@@ -329,18 +329,20 @@ struct SQLiteAccess: CredentialRepositoryWriting {
             ])
     }
 
-    func pruneChangeLog() throws {
+    func pruneChangeLog(latestSequence: Int64) throws {
         // From the head of the log, oldest first: everything before the first entry still within
         // the retention, and before the newest minimum. Sequence numbers are the table's rowids,
         // so this visits only what it deletes and one entry more, with no index on `written` to
         // keep up on every write. An entry never leaves before its retention, even when the
         // clock stepped back between writes: a younger entry ahead of it holds it back instead.
-        let last = try latestChangeSequence() - Self.changeLogMinimumEntries
-        try db.cachedStatement(sql: """
-            DELETE FROM change_log WHERE seq <= ?1 AND seq < coalesce(
-                (SELECT seq FROM change_log WHERE seq <= ?1 AND written >= ?2 ORDER BY seq LIMIT 1), ?1 + 1)
-            """)
-            .execute(arguments: [last, Mutation.now() - Self.changeLogRetentionMillis])
+        let last = latestSequence - Self.changeLogMinimumEntries
+        guard last > 0 else { return }
+        let firstKept = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT seq FROM change_log WHERE seq <= ? AND written >= ? ORDER BY seq LIMIT 1"),
+            arguments: [last, Mutation.now() - Self.changeLogRetentionMillis]) ?? last + 1
+        // A bound of its own, so SQLite's range covers the deleted entries alone (with the
+        // condition inside the DELETE, it walks every entry up to `last`).
+        try db.cachedStatement(sql: "DELETE FROM change_log WHERE seq < ?").execute(arguments: [firstKept])
     }
 
     // MARK: Table seal

@@ -180,6 +180,6 @@ struct Mutation {
                 sequence: sequence, writer: writer, processID: processID, kind: change.kind,
                 persistence: change.persistence, sealedSubject: subject)
         }
-        try transaction.pruneChangeLog()
+        try transaction.pruneChangeLog(latestSequence: sequence)
     }
 }
