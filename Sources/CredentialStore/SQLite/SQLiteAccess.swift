@@ -24,34 +24,39 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     func header() throws -> (StoreHeader, [KeySlot])? {
         guard try db.hasTable("store_header") else { return nil }
-        let headerRow = try Row.fetchOne(db.cachedStatement(sql: "SELECT format, store_id, key_generation, created FROM store_header WHERE id = 1"))
-        guard let row = headerRow, let format = row[0] as Int?, let storeID = row[1] as Data?,
-              let generation = row[2] as Int64?, let created = row[3] as Int64?
-        else {
+        var header: StoreHeader?
+        try db.cachedStatement(sql: "SELECT format, store_id, key_generation, created FROM store_header WHERE id = 1")
+            .forEachRawRow(values: []) { row in
+                guard let format = row.integer(0), let storeID = row.blob(1), let generation = row.integer(2), let created = row.integer(3)
+                else { return }
+                header = StoreHeader(format: Int(format), storeID: storeID, keyGeneration: generation, created: created)
+            }
+        guard let header else {
             throw CredentialStorageError(.corrupt, "the store's header is missing or damaged; restore the store from a backup")
         }
-        let header = StoreHeader(format: format, storeID: [UInt8](storeID), keyGeneration: generation, created: created)
-        let slots = try Row.fetchAll(db.cachedStatement(sql: """
+        var slots: [KeySlot] = []
+        try db.cachedStatement(sql: """
             SELECT kind, kdf_salt, kdf_opslimit, kdf_memlimit, commitment, wrapped_root_key FROM key_slots
-            """)).map { row -> KeySlot in
-            guard let kindName = row[0] as String?, let kind = KeySlot.Kind(rawValue: kindName),
-                  let commitment = row[4] as Data?, let wrapped = row[5] as Data?
+            """).forEachRawRow(values: []) { row in
+            guard let kindName = row.text(0), let kind = KeySlot.Kind(rawValue: kindName),
+                  let commitment = row.blob(4), let wrapped = row.blob(5)
             else {
                 throw CredentialStorageError(.corrupt, "a key slot of the store is damaged; restore the store from a backup")
             }
             var cost: Sodium.PasswordHashCost?
-            if let ops = row[2] as Int64?, let mem = row[3] as Int64? {
+            if let ops = row.integer(2), let mem = row.integer(3) {
                 cost = Sodium.PasswordHashCost(opsLimit: UInt64(clamping: ops), memLimit: Int(clamping: mem))
             }
-            return KeySlot(
-                kind: kind, salt: (row[1] as Data?).map { [UInt8]($0) }, cost: cost,
-                commitment: [UInt8](commitment), wrappedRootKey: [UInt8](wrapped))
+            slots.append(KeySlot(kind: kind, salt: row.blob(1), cost: cost, commitment: commitment, wrappedRootKey: wrapped))
         }
         return (header, slots)
     }
 
     func keyGeneration() throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT key_generation FROM store_header WHERE id = 1"))
+        var generation: Int64?
+        try db.cachedStatement(sql: "SELECT key_generation FROM store_header WHERE id = 1")
+            .forEachRawRow(values: []) { generation = $0.integer(0) }
+        return generation
     }
 
     func space(_ spaceIndex: [UInt8], includingDefault: Bool = false) throws -> SealedSpace {
@@ -106,7 +111,9 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func latestChangeSequence() throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(seq), 0) FROM change_log")) ?? 0
+        var latest: Int64 = 0
+        try db.cachedStatement(sql: "SELECT coalesce(max(seq), 0) FROM change_log").forEachRawRow(values: []) { latest = $0.int64(0) }
+        return latest
     }
 
     func changes(after sequence: Int64) throws -> [SealedChange] {
@@ -482,7 +489,9 @@ extension Database {
     /// `tableExists` loads and caches its whole schema description, a cost every process that
     /// opens a store would pay (`credstore get` among them).
     func hasTable(_ name: String) throws -> Bool {
-        try Bool.fetchOne(cachedStatement(sql: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?"),
-                          arguments: [name]) ?? false
+        var found = false
+        try cachedStatement(sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+            .forEachRawRow(values: [.text(name)]) { _ in found = true }
+        return found
     }
 }

@@ -152,10 +152,12 @@ final class SQLiteRepository: CredentialRepository {
         let history = SchemaHistory.migrations
         let wanted = identifier.map { id in Array(history.prefix { $0.identifier <= id }) } ?? history
         guard try db.hasTable("schema_migrations") else { return wanted }
-        let identifiers = try Optional<String>.fetchAll(db, sql: "SELECT identifier FROM schema_migrations")
         let damaged = CredentialStorageError(.corrupt, "the store's schema history is damaged; restore the store from a backup")
-        guard !identifiers.contains(nil) else { throw damaged }
-        let applied = Set(identifiers.compactMap { $0 })
+        var applied: Set<String> = []
+        try db.cachedStatement(sql: "SELECT identifier FROM schema_migrations").forEachRawRow(values: []) { row in
+            guard let identifier = row.text(0) else { throw damaged }
+            applied.insert(identifier)
+        }
         if let unknown = applied.subtracting(history.map(\.identifier)).sorted().last {
             // A later step than any this build knows ("NNNN_name") is a newer version's work;
             // anything else is damage.

@@ -1,11 +1,14 @@
 import GRDB
 internal import GRDBSQLite
 
-/// Column access straight from the SQLite statement, for the lookups on the hot path.
+/// Column access straight from the SQLite statement, for the lookups on the hot path and the reads
+/// that open a store.
 ///
 /// GRDB's `Row` cursors cost more than the B-tree search itself (they build a column-name map and
-/// a row object per step). Lookups keep GRDB's connection, statement cache and error type but
-/// read the few blob and integer columns they need directly.
+/// a row object per step), and in a fresh process each typed fetch first instantiates its generic
+/// types and looks up their conformances, which scans the binary's conformance tables. Lookups
+/// keep GRDB's connection, statement cache and error type but read the few blob, integer and text
+/// columns they need directly.
 struct RawRow {
     fileprivate let statement: SQLiteStatement
 
@@ -15,6 +18,17 @@ struct RawRow {
 
     func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(statement, column)
+    }
+
+    /// The integer of a column; nil when it is NULL or of another type.
+    func integer(_ column: Int32) -> Int64? {
+        sqlite3_column_type(statement, column) == SQLITE_INTEGER ? sqlite3_column_int64(statement, column) : nil
+    }
+
+    /// The text of a column; nil when it is NULL or not text.
+    func text(_ column: Int32) -> String? {
+        guard sqlite3_column_type(statement, column) == SQLITE_TEXT, let base = sqlite3_column_text(statement, column) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: base, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
     }
 
     /// The blob of a column; nil when it is NULL or not a blob.
@@ -30,6 +44,7 @@ struct RawRow {
 enum RawValue {
     case blob([UInt8])
     case integer(Int64)
+    case text(String)
     case null
 }
 
@@ -40,6 +55,37 @@ extension Statement {
         let statement = sqliteStatement
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
+        try bind(values)
+        var status = sqlite3_step(statement)
+        while status == SQLITE_ROW { status = sqlite3_step(statement) }
+        guard status == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: status)) }
+    }
+
+    /// Binds `blobs` to the parameters in order, hands each result row to `body`, and resets.
+    func forEachRawRow(binding blobs: [[UInt8]], _ body: (RawRow) throws -> Void) throws {
+        try forEachRawRow(values: blobs.map(RawValue.blob), body)
+    }
+
+    /// Binds `values` to the parameters in order, hands each result row to `body`, and resets.
+    func forEachRawRow(values: [RawValue], _ body: (RawRow) throws -> Void) throws {
+        let statement = sqliteStatement
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        try bind(values)
+        while true {
+            let status = sqlite3_step(statement)
+            switch status {
+            case SQLITE_ROW: try body(RawRow(statement: statement))
+            case SQLITE_DONE: return
+            default: throw DatabaseError(resultCode: ResultCode(rawValue: status))
+            }
+        }
+    }
+
+    /// Binds `values` to the parameters in order. SQLITE_TRANSIENT: SQLite copies the bytes, so
+    /// the values may go away before the step.
+    private func bind(_ values: [RawValue]) throws {
+        let statement = sqliteStatement
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -48,35 +94,12 @@ extension Statement {
                 status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), SQLITE_TRANSIENT) }
             case .integer(let integer):
                 status = sqlite3_bind_int64(statement, index, integer)
+            case .text(let text):
+                status = sqlite3_bind_text(statement, index, text, -1, SQLITE_TRANSIENT)
             case .null:
                 status = sqlite3_bind_null(statement, index)
             }
             guard status == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: status)) }
-        }
-        var status = sqlite3_step(statement)
-        while status == SQLITE_ROW { status = sqlite3_step(statement) }
-        guard status == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: status)) }
-    }
-
-    /// Binds `blobs` to the parameters in order, hands each result row to `body`, and resets.
-    func forEachRawRow(binding blobs: [[UInt8]], _ body: (RawRow) throws -> Void) throws {
-        let statement = sqliteStatement
-        sqlite3_reset(statement)
-        defer { sqlite3_reset(statement) }
-        for (offset, blob) in blobs.enumerated() {
-            // SQLITE_TRANSIENT: SQLite copies the bytes, so the array may go away before the step.
-            let status = blob.withUnsafeBytes {
-                sqlite3_bind_blob(statement, Int32(offset + 1), $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
-            }
-            guard status == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: status)) }
-        }
-        while true {
-            let status = sqlite3_step(statement)
-            switch status {
-            case SQLITE_ROW: try body(RawRow(statement: statement))
-            case SQLITE_DONE: return
-            default: throw DatabaseError(resultCode: ResultCode(rawValue: status))
-            }
         }
     }
 }
