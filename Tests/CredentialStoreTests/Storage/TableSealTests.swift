@@ -217,6 +217,25 @@ import Testing
         #expect(try store.open().credentials(for: space).count == 2)
     }
 
+    @Test func anAnchorDeletedWhileTheStoreIsOpenIsWrittenAgainByTheNextCommit() throws {
+        do { try store.open().set(Fixture.credential("alice", "a1"), for: space) }
+        store.waitUntilClosed()
+        let backup = try store.files()
+        do {
+            // The open store keeps the anchor open; deleted under it, the next commit writes a new one.
+            let storage = try store.open()
+            let anchors = try FileManager.default.contentsOfDirectory(atPath: store.anchorDirectory.path)
+            try FileManager.default.removeItem(at: store.anchorDirectory.appendingPathComponent(anchors[0]))
+            try storage.set(Fixture.credential("bob", "b1"), for: space)
+            let recorded = try String(contentsOf: store.anchorDirectory.appendingPathComponent(anchors[0]), encoding: .utf8)
+            let generation = try store.rawDatabase().read { try Int64.fetchOne($0, sql: "SELECT generation FROM table_seal") }
+            #expect(Int64(recorded.trimmingCharacters(in: .whitespacesAndNewlines)) == generation)
+        }
+        // So a rollback to before that commit is still caught.
+        try restore(backup)
+        expectError(.tamperDetected) { try store.open() }
+    }
+
     @Test func theAnchorFollowsEveryKindOfWriteAndNeverRefusesASoundStore() throws {
         do {
             let storage = try store.open()
