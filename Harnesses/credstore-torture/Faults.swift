@@ -329,21 +329,49 @@ final class FaultRun {
         for flag in killed { count(point, killed: flag) }
         var inflight: [String: Expected] = [:]
         for writer in writers { inflight.merge(absorb(writer, into: &ledgerA, point: point)) { $1 } }
-        checkA(inflight: inflight, point: point)
+        checkKeyFileStore(database: db("a"), keyFile: keyFile("a"), ledger: &ledgerA, inflight: inflight, point: point) { storage in
+            tallies[point, default: FaultTally()].lost += checkBundleItems(storage, point: point)
+        }
     }
 
-    func checkA(inflight: [String: Expected], point: String) {
+    /// Opens a key-file store after a kill and checks it (see ``checkOpened``); `more` adds the
+    /// round's own checks. A store that does not open counts as a verify failure.
+    func checkKeyFileStore(
+        database: URL, keyFile: URL, ledger: inout Ledger, inflight: [String: Expected], point: String,
+        more: (CredentialStorage) throws -> Void = { _ in }
+    ) {
         do {
-            let storage = try CredentialStorage(at: db("a"), key: .keyFile(keyFile("a")))
-            tallies[point, default: FaultTally()].lost += check(storage, ledger: &ledgerA, inflight: inflight, point: point)
-            tallies[point, default: FaultTally()].lost += checkBundleItems(storage, point: point)
-            if !verify(storage, database: db("a"), keyFile: keyFile("a"), passphrase: nil, point: point) {
-                tallies[point, default: FaultTally()].verifyFailures += 1
-            }
+            let storage = try CredentialStorage(at: database, key: .keyFile(keyFile))
+            checkOpened(storage, database: database, keyFile: keyFile, passphrase: nil, ledger: &ledger, inflight: inflight, point: point)
+            try more(storage)
         } catch {
             problem(point, "the store does not open after the kill: \(describe(error))")
             tallies[point, default: FaultTally()].verifyFailures += 1
         }
+    }
+
+    /// The checks every round makes of its store once it is open again: no acknowledged write
+    /// lost, and `verify` sound.
+    func checkOpened(
+        _ storage: CredentialStorage, database: URL, keyFile: URL?, passphrase: String?,
+        ledger: inout Ledger, inflight: [String: Expected], point: String
+    ) {
+        tallies[point, default: FaultTally()].lost += check(storage, ledger: &ledger, inflight: inflight, point: point)
+        if !verify(storage, database: database, keyFile: keyFile, passphrase: passphrase, point: point) {
+            tallies[point, default: FaultTally()].verifyFailures += 1
+        }
+    }
+
+    /// Runs `command` beside a writer of its own on `database` and kills both; the writer's
+    /// acknowledged writes go into `ledger`. Returns whether the command was killed, and the
+    /// writer's write that was in flight.
+    func besideWriter(
+        _ command: Child, point: String, database: URL, keyFile: String, prefix: String,
+        environment: [String: String] = [:], ledger: inout Ledger, refusalExpected: Bool = false
+    ) -> (killed: Bool, inflight: [String: Expected]) {
+        let writer = startWriter(database: database, keyFile: keyFile, prefix: prefix, environment: environment)
+        let killed = cliRound(point: point, command: command, writer: writer)
+        return (killed, absorb(writer, into: &ledger, point: point, refusalExpected: refusalExpected))
     }
 
     /// Runs one CLI command (or child) beside a writer and kills both; returns whether the command was killed.
@@ -410,11 +438,11 @@ final class FaultRun {
         if lone {
             _ = loneRound(point: point, command: command, database: db("a"), probe: probe, before: before)
         } else {
-            let writer = startWriter(database: db("a"), keyFile: keyFile("a").path, prefix: "k\(round)")
-            _ = cliRound(point: point, command: command, writer: writer)
-            inflight = absorb(writer, into: &ledgerA, point: point)
+            inflight = besideWriter(command, point: point, database: db("a"), keyFile: keyFile("a").path, prefix: "k\(round)", ledger: &ledgerA).inflight
         }
-        checkA(inflight: inflight, point: point)
+        checkKeyFileStore(database: db("a"), keyFile: keyFile("a"), ledger: &ledgerA, inflight: inflight, point: point) { storage in
+            tallies[point, default: FaultTally()].lost += checkBundleItems(storage, point: point)
+        }
     }
 
     func passwdRound() {
@@ -432,9 +460,8 @@ final class FaultRun {
         if lone {
             _ = loneRound(point: point, command: command, database: db("p"), probe: probe, before: before)
         } else {
-            let writer = startWriter(database: db("p"), keyFile: "-", prefix: "p\(round)", environment: ["TORTURE_PASSPHRASE": old])
-            _ = cliRound(point: point, command: command, writer: writer)
-            inflight = absorb(writer, into: &ledgerP, point: point, refusalExpected: true)
+            inflight = besideWriter(command, point: point, database: db("p"), keyFile: "-", prefix: "p\(round)",
+                                    environment: ["TORTURE_PASSPHRASE": old], ledger: &ledgerP, refusalExpected: true).inflight
         }
         // Exactly one of the two passphrases opens it.
         var opened: CredentialStorage?
@@ -457,10 +484,7 @@ final class FaultRun {
             tallies[point, default: FaultTally()].verifyFailures += 1
             return
         }
-        tallies[point, default: FaultTally()].lost += check(storage, ledger: &ledgerP, inflight: inflight, point: point)
-        if !verify(storage, database: db("p"), keyFile: nil, passphrase: passphrase, point: point) {
-            tallies[point, default: FaultTally()].verifyFailures += 1
-        }
+        checkOpened(storage, database: db("p"), keyFile: nil, passphrase: passphrase, ledger: &ledgerP, inflight: inflight, point: point)
     }
 
     func importRound() {
@@ -482,13 +506,9 @@ final class FaultRun {
         if lone {
             killed = loneRound(point: point, command: command, database: database, probe: probe, before: before)
         } else {
-            let writer = startWriter(database: database, keyFile: key.path, prefix: "i\(round)")
-            killed = cliRound(point: point, command: command, writer: writer)
-            inflight = absorb(writer, into: &ledger, point: point)
+            (killed, inflight) = besideWriter(command, point: point, database: database, keyFile: key.path, prefix: "i\(round)", ledger: &ledger)
         }
-        do {
-            let storage = try CredentialStorage(at: database, key: .keyFile(key))
-            tallies[point, default: FaultTally()].lost += check(storage, ledger: &ledger, inflight: inflight, point: point)
+        checkKeyFileStore(database: database, keyFile: key, ledger: &ledger, inflight: inflight, point: point) { storage in
             // The import is all or nothing.
             let present = try bundleItemsPresent(storage, point: point)
             if (present != 0 && present != bundleItems) || (!killed && present != bundleItems) {
@@ -496,12 +516,6 @@ final class FaultRun {
                 tallies[point, default: FaultTally()].lost += 1
             }
             tallies[point, default: FaultTally()].notes[present == 0 ? "store as before the import" : "import complete", default: 0] += 1
-            if !verify(storage, database: database, keyFile: key, passphrase: nil, point: point) {
-                tallies[point, default: FaultTally()].verifyFailures += 1
-            }
-        } catch {
-            problem(point, "the store does not open after the kill: \(describe(error))")
-            tallies[point, default: FaultTally()].verifyFailures += 1
         }
     }
 
@@ -518,9 +532,7 @@ final class FaultRun {
         // otherwise the killed open is the only one, so where it died shows in the schema left.
         var inflight: [String: Expected] = [:]
         if round % 2 == 0 {
-            let writer = startWriter(database: database, keyFile: key.path, prefix: "m\(round)")
-            _ = cliRound(point: point, command: command, writer: writer)
-            inflight = absorb(writer, into: &ledger, point: point)
+            inflight = besideWriter(command, point: point, database: database, keyFile: key.path, prefix: "m\(round)", ledger: &ledger).inflight
         } else {
             // Aimed at the open itself: between the child's start and the end of its open, as calibrated.
             let (from, to) = openWindow
@@ -537,20 +549,12 @@ final class FaultRun {
             tallies[point, default: FaultTally()].notes["lone open \(killed[0] ? "killed" : "finished"): \(state)", default: 0] += 1
             if steps != "1" && steps != "\(schemaSteps)" { problem(point, "a killed migration left \(steps) schema steps") }
         }
-        do {
-            let storage = try CredentialStorage(at: database, key: .keyFile(key))
-            tallies[point, default: FaultTally()].lost += check(storage, ledger: &ledger, inflight: inflight, point: point)
-            if !verify(storage, database: database, keyFile: key, passphrase: nil, point: point) {
-                tallies[point, default: FaultTally()].verifyFailures += 1
-            }
+        checkKeyFileStore(database: database, keyFile: key, ledger: &ledger, inflight: inflight, point: point) { _ in
             let steps = try sql(database, "SELECT count(*) FROM schema_migrations")
             if steps != "\(schemaSteps)" {
                 problem(point, "after reopening, \(steps) schema steps recorded, not \(schemaSteps)")
                 tallies[point, default: FaultTally()].verifyFailures += 1
             }
-        } catch {
-            problem(point, "the store does not open after the kill: \(describe(error))")
-            tallies[point, default: FaultTally()].verifyFailures += 1
         }
     }
 
