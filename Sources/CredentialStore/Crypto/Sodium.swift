@@ -27,7 +27,7 @@ enum Sodium {
         var output = [UInt8](repeating: 0, count: aeadNonceBytes + plaintext.count + aeadTagBytes)
         output.withUnsafeMutableBytes { out in
             let nonce = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            randombytes_buf(nonce, aeadNonceBytes)
+            NoncePool.fill(nonce, count: aeadNonceBytes)
             key.withUnsafeBytes { k in
                 ad.withUnsafeBytes { a in
                     _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
