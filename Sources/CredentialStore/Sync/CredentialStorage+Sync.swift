@@ -206,14 +206,14 @@ extension CredentialStorage {
                     || nextItem < items.endIndex && compareKeys(items[nextItem].spaceIndex, registers[nextRegister].spaceIndex) <= 0
                     ? (items[nextItem].spaceIndex, items[nextItem].item.space)
                     : (registers[nextRegister].spaceIndex, registers[nextRegister].register.space)
-                var arrived: [String] = []
+                var arrived: [(user: String, userIndex: [UInt8])] = []
                 while nextItem < items.endIndex, compareKeys(items[nextItem].spaceIndex, spaceIndex) == 0 {
                     if let progress, nextItem % 1024 == 0 { progress(nextItem, items.count) }
                     let (item, userIndex) = (items[nextItem].item, items[nextItem].userIndex)
                     switch try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex) {
-                    case .added: report.added += 1; arrived.append(item.user)
-                    case .updated: report.updated += 1; arrived.append(item.user)
-                    case .removed: report.removed += 1
+                    case .added: report.added += 1; arrived.append((item.user, userIndex))
+                    case .updated: report.updated += 1; arrived.append((item.user, userIndex))
+                    case .removed: report.removed += 1; arrived.removeAll { $0.userIndex == userIndex }
                     case .unchanged: report.unchanged += 1
                     }
                     nextItem += 1

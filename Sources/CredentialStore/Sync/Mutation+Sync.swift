@@ -69,21 +69,27 @@ extension Mutation {
     /// register names. A default chosen here outside sync (a permanent user) is never overridden.
     ///
     /// `replacedRegister` is the register the import wrote for the space, if it replaced the local
-    /// one: it is used as is rather than read back and opened again.
+    /// one: it is used as is rather than read back and opened again. `arrived` are the users whose
+    /// synchronizable credential the import wrote in this space, with their blind indexes: one of
+    /// them is known to be there, and is not read back either.
     mutating func settleDefault(
-        of space: ProtectionSpace, spaceIndex: [UInt8], replacedRegister: SyncDefaultState?, arrived: [String]
+        of space: ProtectionSpace, spaceIndex: [UInt8], replacedRegister: SyncDefaultState?,
+        arrived: [(user: String, userIndex: [UInt8])]
     ) throws {
         guard let register = try replacedRegister ?? ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
-        guard replacedRegister != nil || register.user.map(arrived.contains) == true else { return }
+        let arrival = register.user.flatMap { user in arrived.first { $0.user == user } }
+        guard replacedRegister != nil || arrival != nil else { return }
         let current = try transaction.defaultChoice(space: spaceIndex)
         if let user = register.user {
-            let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
-            if let row = try transaction.credential(space: spaceIndex, user: userIndex), row.persistence == .synchronizable {
+            let userIndex = arrival?.userIndex ?? keys.userIndex(spaceIndex: spaceIndex, user: user)
+            let isSynchronizable = try arrival != nil
+                || transaction.credential(space: spaceIndex, user: userIndex)?.persistence == .synchronizable
+            if isSynchronizable {
                 guard current?.userIndex != userIndex else { return }
                 try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
                 if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
-                log(.defaultChanged, space, user, row.persistence)
-                announce(.defaultChanged, space, user, row.persistence)
+                log(.defaultChanged, space, user, .synchronizable)
+                announce(.defaultChanged, space, user, .synchronizable)
                 return
             }
         }
