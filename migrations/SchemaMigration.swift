@@ -18,5 +18,6 @@ package enum SchemaHistory {
         migration0003Sync,
         migration0004TableSeal,
         migration0005ChangeLogBySequence,
+        migration0006ChangeLogByTransaction,
     ]
 }

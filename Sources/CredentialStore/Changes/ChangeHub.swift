@@ -142,7 +142,7 @@ final class ChangeHub: Sendable {
             guard try latestSequence() > since else { return }
             let read = try loggedChanges(since)
             if let first = read.first, since > 0, first > since + 1 {
-                logger.warning("missed \(first - since - 1) changes of other processes: this process fell behind the change log's retention")
+                logger.warning("missed \(first - since - 1) change-log entries of other processes: this process fell behind the change log's retention")
             }
             deliver(logged: read.changes, local: [], through: read.last)
         } catch {

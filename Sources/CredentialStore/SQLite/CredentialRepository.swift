@@ -25,10 +25,8 @@ struct SealedChange: Hashable, Sendable {
     /// The ``CredentialStorage`` instance that committed it.
     var writer: [UInt8]
     var processID: Int32
-    var kind: CredentialChange.Kind
-    var persistence: Persistence
-    /// Space and user, sealed.
-    var sealedSubject: [UInt8]
+    /// The kind, tier, space and user of each change, in order, sealed together.
+    var sealedChanges: [UInt8]
 }
 
 /// The sync state of one synchronizable item (live or tombstone), sealed; the flag and wall time
@@ -151,9 +149,7 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func pruneChangeLog(latestSequence: Int64) throws
     /// Appends an entry to the change log under `sequence` (the caller numbers a transaction's
     /// entries from ``CredentialRepositoryReading/latestChangeSequence()`` + 1).
-    func appendChange(
-        sequence: Int64, writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence,
-        sealedSubject: [UInt8]) throws
+    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, sealedChanges: [UInt8]) throws
 }
 
 /// The encrypted store's persistence, kept behind a protocol so that the storage logic (tiers,

@@ -118,17 +118,15 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     func changes(after sequence: Int64) throws -> [SealedChange] {
         let statement = try db.cachedStatement(sql: """
-            SELECT seq, writer, pid, kind, persistence, sealed_subject FROM change_log WHERE seq > ? ORDER BY seq
+            SELECT seq, writer, pid, sealed_changes FROM change_log WHERE seq > ? ORDER BY seq
             """)
-        return try Row.fetchAll(statement, arguments: [sequence]).map { row in
-            guard let seq = row[0] as Int64?, let writer = row[1] as Data?, let pid = row[2] as Int64?,
-                  let kindCode = row[3] as Int?, let kind = CredentialChange.Kind(code: kindCode),
-                  let persistence = Self.persistence(row[4]), let subject = row[5] as Data?
-            else { throw Self.damagedRow }
-            return SealedChange(
-                sequence: seq, writer: [UInt8](writer), processID: Int32(truncatingIfNeeded: pid),
-                kind: kind, persistence: persistence, sealedSubject: [UInt8](subject))
+        var entries: [SealedChange] = []
+        try statement.forEachRawRow(values: [.integer(sequence)]) { row in
+            guard let writer = row.blob(1), let sealed = row.blob(3) else { throw Self.damagedRow }
+            entries.append(SealedChange(
+                sequence: row.int64(0), writer: writer, processID: Int32(truncatingIfNeeded: row.int64(2)), sealedChanges: sealed))
         }
+        return entries
     }
 
     // MARK: Sync
@@ -319,20 +317,19 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     /// Change-log entries younger than this are kept, however many: a watcher polls five times a
-    /// second, and one transaction (an import) may log thousands at once.
+    /// second, and one transaction (an import) may log hundreds of entries at once.
     static let changeLogRetentionMillis: Int64 = 60_000
     /// The newest entries kept whatever their age, for watchers that were suspended a while.
     static let changeLogMinimumEntries: Int64 = 1000
+    /// The most changes one entry seals together. A transaction's changes take one entry, or
+    /// several for a large import, so that a watcher never has to open one huge blob at once.
+    static let changeLogBatchSize = 1024
 
-    func appendChange(
-        sequence: Int64, writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence,
-        sealedSubject: [UInt8]
-    ) throws {
+    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, sealedChanges: [UInt8]) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO change_log (seq, writer, pid, kind, persistence, written, sealed_subject) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO change_log (seq, writer, pid, written, sealed_changes) VALUES (?, ?, ?, ?, ?)
             """).executeRaw([
-                .integer(sequence), .blob(writer), .integer(Int64(processID)), .integer(Int64(kind.code)),
-                .integer(Int64(Self.code(persistence))), .integer(Mutation.now()), .blob(sealedSubject),
+                .integer(sequence), .blob(writer), .integer(Int64(processID)), .integer(Mutation.now()), .blob(sealedChanges),
             ])
     }
 
@@ -475,7 +472,8 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         Int64.fromDatabaseValue(value).flatMap(persistence(code:))
     }
 
-    private static func persistence(code: Int64) -> Persistence? {
+    /// The tier a stored code names: only the two that reach the disk.
+    static func persistence(code: Int64) -> Persistence? {
         switch code {
         case 2: .permanent
         case 3: .synchronizable

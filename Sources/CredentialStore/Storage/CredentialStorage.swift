@@ -287,12 +287,17 @@ public final class CredentialStorage: Sendable {
         let entries = try reader.changes(after: since)
         let processID = getpid()
         let foreign = entries.filter { $0.writer != writer }
-        let changes = foreign.compactMap { entry in
-            keys.openChange(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess)
-                .map { (sequence: entry.sequence, change: $0) }
+        var changes: [(sequence: Int64, change: CredentialChange)] = []
+        var unopened = 0
+        for entry in foreign {
+            guard let opened = keys.openChanges(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess) else {
+                unopened += 1
+                continue
+            }
+            changes += opened.map { (sequence: entry.sequence, change: $0) }
         }
         return ChangeHub.LoggedChanges(
-            changes: changes, first: entries.first?.sequence, last: entries.last?.sequence, unopened: foreign.count - changes.count)
+            changes: changes, first: entries.first?.sequence, last: entries.last?.sequence, unopened: unopened)
     }
 
     /// Runs one write transaction with a ``Mutation``; once it commits, swaps in the new session

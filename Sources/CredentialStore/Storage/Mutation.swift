@@ -170,15 +170,15 @@ struct Mutation {
     func writeChangeLog() throws {
         guard !logged.isEmpty else { return }
         // Holding the write lock, this transaction's entries follow the newest one without gaps.
+        // The changes are sealed together, a batch to an entry: one seal and one row for a `set`,
+        // and not one per change for an import.
         var sequence = try transaction.latestChangeSequence()
-        for change in logged {
+        for start in stride(from: logged.startIndex, to: logged.endIndex, by: SQLiteAccess.changeLogBatchSize) {
             sequence += 1
-            let subject = keys.sealChangeSubject(
-                space: change.space, user: change.user, sequence: sequence, writer: writer,
-                processID: processID, kind: change.kind, persistence: change.persistence)
+            let batch = logged[start..<min(start + SQLiteAccess.changeLogBatchSize, logged.endIndex)]
             try transaction.appendChange(
-                sequence: sequence, writer: writer, processID: processID, kind: change.kind,
-                persistence: change.persistence, sealedSubject: subject)
+                sequence: sequence, writer: writer, processID: processID,
+                sealedChanges: keys.sealChanges(batch, sequence: sequence, writer: writer, processID: processID))
         }
         try transaction.pruneChangeLog(latestSequence: sequence)
     }

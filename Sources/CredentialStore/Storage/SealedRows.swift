@@ -5,7 +5,8 @@
 /// makes it fail authentication, which surfaces as ``CredentialStorageError/Code/tamperDetected``.
 extension StoreKeys {
     private enum Field: UInt8 {
-        case space = 1, credential = 2, defaultUser = 4, changeSubject = 5
+        // 5 sealed one change's subject, before the change log kept an entry per transaction.
+        case space = 1, credential = 2, defaultUser = 4, changes = 10
     }
 
     private func rowAD(_ field: Field, _ row: SealedCredential) -> [UInt8] {
@@ -97,40 +98,50 @@ extension StoreKeys {
 
     // MARK: Change log
 
-    private func changeAD(sequence: Int64, writer: [UInt8], processID: Int32, kind: CredentialChange.Kind, persistence: Persistence) -> [UInt8] {
-        var bytes = ByteWriter(capacity: 48)
-        bytes.append(Field.changeSubject.rawValue)
+    private func changesAD(sequence: Int64, writer: [UInt8], processID: Int32) -> [UInt8] {
+        var bytes = ByteWriter(capacity: 40)
+        bytes.append(Field.changes.rawValue)
         bytes.append(sequence)
         bytes.append(raw: writer)
         bytes.append(Int64(processID))
-        bytes.append(UInt8(kind.code))
-        bytes.append(UInt8(SQLiteAccess.code(persistence)))
         return bytes.bytes
     }
 
-    func sealChangeSubject(
-        space: ProtectionSpace, user: String, sequence: Int64, writer: [UInt8], processID: Int32,
-        kind: CredentialChange.Kind, persistence: Persistence
-    ) -> [UInt8] {
-        var subject = ByteWriter(capacity: 96)
-        subject.append(raw: space.canonicalEncoding)
-        subject.append(user)
-        var encodedSpaceLength = ByteWriter()
-        encodedSpaceLength.append(Int64(space.canonicalEncoding.count))
-        return seal(encodedSpaceLength.bytes + subject.bytes, ad: changeAD(
-            sequence: sequence, writer: writer, processID: processID, kind: kind, persistence: persistence))
+    /// Seals a change-log entry: the kind, tier, space and user of each change, in order, bound
+    /// to the entry's sequence number and writer.
+    func sealChanges(_ changes: ArraySlice<CredentialChange>, sequence: Int64, writer: [UInt8], processID: Int32) -> [UInt8] {
+        var plain = ByteWriter(capacity: changes.count * 96)
+        defer { plain.wipe() }
+        for change in changes {
+            let space = change.space.canonicalEncoding
+            plain.append(UInt8(change.kind.code))
+            plain.append(UInt8(SQLiteAccess.code(change.persistence)))
+            plain.append(Int64(space.count))
+            plain.append(raw: space)
+            plain.append(change.user)
+        }
+        return seal(plain.bytes, ad: changesAD(sequence: sequence, writer: writer, processID: processID))
     }
 
-    func openChange(_ entry: SealedChange, origin: CredentialChange.Origin) -> CredentialChange? {
-        let ad = changeAD(sequence: entry.sequence, writer: entry.writer, processID: entry.processID, kind: entry.kind, persistence: entry.persistence)
-        return open(entry.sealedSubject, ad: ad) { plain -> CredentialChange? in
+    /// The changes of a change-log entry; nil when it does not open (sealed under another root
+    /// key, or altered) or does not decode.
+    func openChanges(_ entry: SealedChange, origin: CredentialChange.Origin) -> [CredentialChange]? {
+        let ad = changesAD(sequence: entry.sequence, writer: entry.writer, processID: entry.processID)
+        return open(entry.sealedChanges, ad: ad) { plain -> [CredentialChange]? in
             var reader = ByteReader(UnsafeRawBufferPointer(plain))
-            guard let spaceLength = try? reader.readInt64(),
-                  let spaceBytes = try? reader.readRaw(count: Int(spaceLength)),
-                  let space = try? ProtectionSpace(canonicalEncoding: spaceBytes),
-                  let user = try? reader.readString(), reader.isAtEnd
-            else { return nil }
-            return CredentialChange(kind: entry.kind, space: space, user: user, persistence: entry.persistence, origin: origin)
+            defer { reader.wipe() }
+            var changes: [CredentialChange] = []
+            while !reader.isAtEnd {
+                guard let kind = try? CredentialChange.Kind(code: Int(reader.readByte())),
+                      let persistence = try? SQLiteAccess.persistence(code: Int64(reader.readByte())),
+                      let spaceLength = try? reader.readInt64(),
+                      let spaceBytes = try? reader.readRaw(count: Int(spaceLength)),
+                      let space = try? ProtectionSpace(canonicalEncoding: spaceBytes),
+                      let user = try? reader.readString()
+                else { return nil }
+                changes.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: origin))
+            }
+            return changes
         } ?? nil
     }
 

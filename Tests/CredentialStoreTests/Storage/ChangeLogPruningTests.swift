@@ -19,8 +19,7 @@ import Testing
             let last = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM change_log") ?? 0
             for offset in 1...Int64(count) {
                 try db.execute(sql: """
-                    INSERT INTO change_log (seq, writer, pid, kind, persistence, written, sealed_subject)
-                    VALUES (?, x'00', 0, 0, 0, ?, x'00')
+                    INSERT INTO change_log (seq, writer, pid, written, sealed_changes) VALUES (?, x'00', 0, ?, x'00')
                     """, arguments: [last + offset, written])
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 @testable import CredentialStore
@@ -286,6 +287,39 @@ import Testing
         let received = await collectArrived(stream, count: 1200, timeout: .seconds(2))
         #expect(received.count == 1200)
         #expect(received.first == foreign(.added, "user", in: Fixture.space("bulk-0.example.com")))
+    }
+
+    @Test func anotherProcessesImportOfThousandsOfItemsArrivesWholeFromAFewLogEntries() async throws {
+        let storage = try store.open()
+        let sender = try SyncPeer()
+        try storage.trustDevice(try sender.publicKey)
+        // 2,500 items: more than two of the change log's batches, so the one transaction's changes
+        // span three entries, which the watcher must read whole and once each.
+        let count = 2 * SQLiteAccess.changeLogBatchSize + 452
+        let device = try sender.storage.deviceIdentity()
+        let now = nowMillis()
+        let items = (0..<count).map { index in
+            BundleItem(
+                space: Fixture.space("imported-\(index).example.com"), user: "user-\(index)",
+                stamp: HybridTimestamp(wall: now, counter: Int64(index), device: device.deviceID), password: "pw-\(index)")
+        }
+        let contents = BundleContents(senderDevice: device.deviceID, signer: device.publicKey, created: now, items: items, defaults: [])
+        let bundle = sender.file("thousands.csbundle")
+        try Data(try BundleFormat.write(contents, protection: .recipients([storage.deviceIdentity().publicKey]), signer: device))
+            .write(to: bundle)
+        let entriesBefore = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_log") ?? 0 }
+        let stream = storage.changes()
+
+        let imported = try await runHelperOnOwnThread(["import", store.databaseURL.path, store.keyFileURL.path, bundle.path])
+        #expect(imported.status == 0, "helper import failed: \(imported.stderr)")
+
+        // Announced in the import's order (blind-index order), so compared as a whole.
+        let received = await collectArrived(stream, count: count + 1, timeout: .seconds(5))
+        #expect(received.count == count, "every imported item announced exactly once")
+        let expected = items.map { CredentialChange(kind: .added, space: $0.space, user: $0.user, persistence: .synchronizable, origin: .otherProcess) }
+        #expect(Set(received) == Set(expected))
+        let entriesAfter = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_log") ?? 0 }
+        #expect(entriesAfter - entriesBefore == 3, "the transaction's changes are sealed a batch to an entry")
     }
 }
 
