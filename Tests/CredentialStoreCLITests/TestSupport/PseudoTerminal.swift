@@ -70,6 +70,11 @@ final class PseudoTerminal {
         guard result == 0 else { throw PTYError("posix_spawn failed: \(result)") }
     }
 
+    /// Sends `signal` to the child, as `kill(1)` would; nothing once it has been seen to exit.
+    func send(_ signal: Int32) {
+        if child > 0, exitStatus == nil { kill(child, signal) }
+    }
+
     /// Types `text` as keystrokes.
     func type(_ text: String) {
         var bytes = Array(text.utf8)
