@@ -128,16 +128,19 @@ struct ImportKillTests {
         // from 0 to the total, the last just before the commit): each round kills it as soon as
         // the terminal shows its mark. Seeing the mark and the state still old afterwards proves
         // the kill landed mid-transaction.
-        var rounds: [(mark: Int, outcome: Outcome?)] = []
+        var rounds: [(mark: Int, killedAfterMark: Bool, outcome: Outcome?)] = []
         for mark in [0, 5 * 1024, 10 * 1024, 19 * 1024, Self.total] {
             let store = try copyOfTemplate("round-\(mark)")
             let terminal = try PseudoTerminal()
             try terminal.start(["import", bundle.path, "--store", store.path], environment: environment(for: store))
-            let shown = terminal.waitFor("%  \(mark)/\(Self.total)", timeout: 30)
+            let shown = terminal.waitUntilShown("%  \(mark)/\(Self.total)", timeout: 30)
             terminal.send(SIGKILL)
             let status = try terminal.waitForExit()
             #expect(shown, "round \(mark): no such progress mark; the terminal showed \(terminal.transcript.suffix(200))")
-            #expect(status == 128 + SIGKILL, "round \(mark): the import ended by itself (\(status)) before the kill")
+            // A late mark may be followed by the commit and the exit before the kill lands (a fast
+            // binary, a loaded machine): that round then proves nothing, but must end in the new state.
+            let killed = status == 128 + SIGKILL
+            #expect(killed || status == 0, "round \(mark): the import failed by itself (\(status)): \(terminal.transcript.suffix(200))")
 
             // verify first: it is the first to open the store after the kill.
             let verified = try sandbox.run(["verify", "--store", store.path], environment: environment(for: store))
@@ -145,12 +148,14 @@ struct ImportKillTests {
             let state = try listing(of: store)
             let outcome: Outcome? = state == old ? .old : state == new ? .new : nil
             #expect(outcome != nil, "round \(mark): \(state.entries.count) entries, neither the old state (\(old.entries.count)) nor the new (\(new.entries.count))")
-            rounds.append((mark, outcome))
+            #expect(killed || outcome == .new, "round \(mark): the import ended by itself, yet the state is not the new one")
+            rounds.append((mark, shown && killed, outcome))
         }
 
-        let midTransaction = rounds.filter { $0.mark < Self.total && $0.outcome == .old }
+        // Killed after a progress mark, yet the state old: the transaction was under way, uncommitted.
+        let midTransaction = rounds.filter { $0.killedAfterMark && $0.outcome == .old }
         #expect(!midTransaction.isEmpty, "no kill landed mid-transaction: \(rounds)")
         print("import of \(Self.total) items took \(String(format: "%.2f", duration)) s; killed at progress marks: "
-            + rounds.map { "\($0.mark) → \($0.outcome?.rawValue ?? "torn")" }.joined(separator: ", "))
+            + rounds.map { "\($0.mark) → \($0.killedAfterMark ? "" : "not killed after the mark, ")\($0.outcome?.rawValue ?? "torn")" }.joined(separator: ", "))
     }
 }

@@ -92,6 +92,19 @@ final class PseudoTerminal {
         return true
     }
 
+    /// Like `waitFor`, but returns the moment `text` shows instead of reading on until the output
+    /// pauses: to act at a point in a stream of output (a progress bar), not at a prompt, where
+    /// the pause is what gives the child time to set the terminal up for what is typed next.
+    @discardableResult
+    func waitUntilShown(_ text: String, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !transcript.contains(text) {
+            guard Date() < deadline else { return false }
+            readAvailable(waitMilliseconds: 50, once: true)
+        }
+        return true
+    }
+
     /// Waits for the child to exit, collecting the rest of what it shows; its exit status, or
     /// 128 + the signal that ended it, as a shell reports it.
     func waitForExit(timeout: Double = 30) throws -> Int32 {
@@ -118,13 +131,14 @@ final class PseudoTerminal {
         return settings.c_lflag & tcflag_t(ECHO) != 0
     }
 
-    private func readAvailable(waitMilliseconds: Int32) {
+    private func readAvailable(waitMilliseconds: Int32, once: Bool = false) {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         while poll(&descriptor, 1, waitMilliseconds) > 0, descriptor.revents & Int16(POLLIN) != 0 {
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = read(master, &buffer, buffer.count)
             guard count > 0 else { return }
             transcript += String(decoding: buffer[0..<count], as: UTF8.self)
+            if once { return }
         }
     }
 }
