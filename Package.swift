@@ -118,7 +118,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CredentialStoreCLITests",
-            dependencies: ["CredentialStoreCLI", "credstore", "LocalServers"]
+            // The library itself too: the kill test builds a large sync bundle with its internals.
+            dependencies: ["CredentialStoreCLI", "CredentialStore", "credstore", "LocalServers"]
         ),
     ],
     swiftLanguageModes: [.v6]

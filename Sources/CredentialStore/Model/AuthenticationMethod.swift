@@ -29,12 +29,15 @@ public struct AuthenticationMethod: RawRepresentable, Hashable, Sendable, Codabl
     /// Trust evaluation of the server's certificate.
     public static let serverTrust = AuthenticationMethod(rawValue: "NSURLAuthenticationMethodServerTrust")
 
+    /// Foundation's constant name, as `rawValue` holds it.
     public var description: String { rawValue }
 
+    /// Decodes the method from a single string, Foundation's constant name; any name is accepted.
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes the method as a single string, Foundation's constant name, not as a keyed object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

@@ -19,12 +19,15 @@ public struct Credential: Hashable, Sendable {
 }
 
 extension Credential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `Credential(user: "alice", password: <redacted>, persistence: .permanent)`: never the password.
     public var description: String {
         "Credential(user: \(String(reflecting: user)), password: <redacted>, persistence: .\(persistence.rawValue))"
     }
 
+    /// The same text as ``description``, so `debugPrint` and `String(reflecting:)` hide the password too.
     public var debugDescription: String { description }
 
+    /// The user and tier, with `<redacted>` for the password, so `dump` and debuggers never show it.
     public var customMirror: Mirror {
         Mirror(self, children: ["user": user, "password": "<redacted>", "persistence": persistence])
     }

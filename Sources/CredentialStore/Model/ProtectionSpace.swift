@@ -103,10 +103,13 @@ public struct ProtectionSpace: Hashable, Sendable {
 }
 
 extension ProtectionSpace {
+    /// Equal when the canonical identities are: host case, a trailing dot or an explicit default
+    /// port do not tell two spaces apart.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.canonicalEncoding == rhs.canonicalEncoding
     }
 
+    /// Hashes the canonical identity, so that spaces equal under ``==(_:_:)`` hash alike.
     public func hash(into hasher: inout Hasher) {
         canonicalEncoding.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
@@ -129,6 +132,8 @@ extension ProtectionSpace: Codable {
         case host, port, `protocol`, realm, authenticationMethod, proxyType
     }
 
+    /// Decodes the keyed form ``encode(to:)`` writes and canonicalizes it as the initializers do;
+    /// a `proxyType` key makes a proxy space.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let host = try container.decode(String.self, forKey: .host)
@@ -143,6 +148,8 @@ extension ProtectionSpace: Codable {
         }
     }
 
+    /// Encodes the canonical fields under the keys `host`, `port`, `protocol`, `realm`,
+    /// `authenticationMethod` and `proxyType`, leaving out those that are nil.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(host, forKey: .host)

@@ -25,6 +25,7 @@ public struct CredentialStorageError: Error, Hashable, Sendable, CustomStringCon
             self.rawValue = rawValue
         }
 
+        /// The code's name, as `rawValue` holds it (`"wrongKey"`).
         public var description: String { rawValue }
 
         /// The key file or passphrase does not unlock this store.
@@ -66,6 +67,7 @@ public struct CredentialStorageError: Error, Hashable, Sendable, CustomStringCon
         self.message = message
     }
 
+    /// The ``message`` alone, without the code: the one line a command prints on failure.
     public var description: String { message }
 }
 
@@ -77,5 +79,6 @@ extension CredentialStorageError.Code {
 }
 
 extension CredentialStorageError: LocalizedError {
+    /// The ``message``, so `localizedDescription` says what to do rather than naming the type.
     public var errorDescription: String? { message }
 }

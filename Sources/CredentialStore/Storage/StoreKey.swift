@@ -11,6 +11,7 @@ public enum StoreKey: Sendable, CustomStringConvertible {
     /// A passphrase.
     case passphrase(String)
 
+    /// The key file's path, or `passphrase <redacted>`: never the passphrase itself.
     public var description: String {
         switch self {
         case .keyFile(let url): "key file \(url.path)"

@@ -10,6 +10,7 @@ public enum BundleProtection: Sendable, CustomStringConvertible {
     /// may open it. The bundle is signed with this store's device key.
     case recipients([String])
 
+    /// `passphrase <redacted>` or the recipients' public keys: never the passphrase.
     public var description: String {
         switch self {
         case .passphrase: "passphrase <redacted>"

@@ -75,6 +75,51 @@ struct WatchCommandTests {
         #expect(!watcher.lines.joined().contains("secret"))
     }
 
+    /// docs/cli.md: `watch` runs until interrupted. It ends by that signal, as a shell pipeline's
+    /// filter should (a loop around it stops too; a shell reports 128 + the signal), with nothing
+    /// more on stderr than its "watching" line, and every change it saw already printed.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func watchStoppedByASignalEndsByThatSignal(_ signal: Int32) throws {
+        let sandbox = try Sandbox()
+        let watcher = try Watcher(sandbox, [])
+        #expect(watcher.wait { watcher.stderr.contains("watching") })
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw")
+        #expect(watcher.wait { watcher.lines.count >= 2 }, "watch printed: \(watcher.lines)")
+
+        kill(watcher.process.processIdentifier, signal)
+        #expect(watcher.wait { !watcher.process.isRunning }, "watch is still running after signal \(signal)")
+        #expect(watcher.process.terminationReason == .uncaughtSignal)
+        #expect(watcher.process.terminationStatus == signal)
+        #expect(watcher.lines.count == 2 && watcher.lines.allSatisfy { $0.contains("user alice") }, "\(watcher.lines)")
+        #expect(watcher.stderr == "credstore: watching \(sandbox.store.path); press Ctrl-C to stop\n")
+    }
+
+    /// A store `watch` cannot open ends it at once, with the status and the one error line any
+    /// command gives for it, and no "watching" line: a script must not take it for a running watch.
+    @Test func watchOnAStoreItCannotOpenExitsWithItsStatusInOneLine() throws {
+        let readable = try Sandbox()
+        try readable.add("https://api.example.com", user: "alice", password: "pw")
+        chmod(readable.store.path, 0o644)
+
+        let damaged = try Sandbox()
+        try damaged.add("https://api.example.com", user: "alice", password: "pw")
+        let handle = try FileHandle(forWritingTo: damaged.store)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 100))
+        try handle.close()
+
+        for (sandbox, status) in [(readable, Int32(77)), (damaged, 74)] {
+            let watcher = try Watcher(sandbox, [])
+            #expect(watcher.wait { !watcher.process.isRunning }, "watch kept running on a store it cannot open")
+            #expect(watcher.process.terminationReason == .exit)
+            #expect(watcher.process.terminationStatus == status)
+            #expect(watcher.lines.isEmpty)
+            let stderr = watcher.stderr
+            #expect(stderr.hasPrefix("credstore: ") && stderr.hasSuffix("\n") && stderr.dropLast().allSatisfy { $0 != "\n" }, "\(stderr)")
+            #expect(!stderr.contains("watching"))
+        }
+        #expect(readable.mode(of: readable.store) == 0o644, "a refused store is left as it was, not re-permissioned")
+    }
+
     @Test func watchPrintsReadableLinesAndRunsHardened() throws {
         let sandbox = try Sandbox()
         let watcher = try Watcher(sandbox, [])

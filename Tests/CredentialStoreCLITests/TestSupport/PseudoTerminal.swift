@@ -70,6 +70,11 @@ final class PseudoTerminal {
         guard result == 0 else { throw PTYError("posix_spawn failed: \(result)") }
     }
 
+    /// Sends `signal` to the child, as `kill(1)` would; nothing once it has been seen to exit.
+    func send(_ signal: Int32) {
+        if child > 0, exitStatus == nil { kill(child, signal) }
+    }
+
     /// Types `text` as keystrokes.
     func type(_ text: String) {
         var bytes = Array(text.utf8)
@@ -83,6 +88,19 @@ final class PseudoTerminal {
         while !transcript.contains(text) {
             guard Date() < deadline else { return false }
             readAvailable(waitMilliseconds: 50)
+        }
+        return true
+    }
+
+    /// Like `waitFor`, but returns the moment `text` shows instead of reading on until the output
+    /// pauses: to act at a point in a stream of output (a progress bar), not at a prompt, where
+    /// the pause is what gives the child time to set the terminal up for what is typed next.
+    @discardableResult
+    func waitUntilShown(_ text: String, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !transcript.contains(text) {
+            guard Date() < deadline else { return false }
+            readAvailable(waitMilliseconds: 50, once: true)
         }
         return true
     }
@@ -113,13 +131,14 @@ final class PseudoTerminal {
         return settings.c_lflag & tcflag_t(ECHO) != 0
     }
 
-    private func readAvailable(waitMilliseconds: Int32) {
+    private func readAvailable(waitMilliseconds: Int32, once: Bool = false) {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         while poll(&descriptor, 1, waitMilliseconds) > 0, descriptor.revents & Int16(POLLIN) != 0 {
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = read(master, &buffer, buffer.count)
             guard count > 0 else { return }
             transcript += String(decoding: buffer[0..<count], as: UTF8.self)
+            if once { return }
         }
     }
 }

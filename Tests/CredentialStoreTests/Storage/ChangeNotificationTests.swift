@@ -195,13 +195,20 @@ import Testing
             for text in renderings(change) { #expect(!text.contains("remote-secret")) }
         }
 
-        // An identical set, and a session-only set that never reaches the disk, announce nothing
-        // across processes: the next event is the remove's.
+        // An identical set, a session-only set that never reaches the disk, and `.none` sets (one
+        // that would replace alice's password, one of a new user) announce nothing across
+        // processes: the next event is the remove's.
         let same = try await runHelperOnOwnThread(["set"] + paths + ["remote.example.com", "alice"], input: "remote-secret\n")
         #expect(same.status == 0, "helper set failed: \(same.stderr)")
         let session = try await runHelperOnOwnThread(["set"] + paths + ["remote.example.com", "bob", "forSession"], input: "session-secret\n")
         #expect(session.status == 0, "helper set failed: \(session.stderr)")
+        let noneOverAlice = try await runHelperOnOwnThread(["set"] + paths + ["remote.example.com", "alice", "none"], input: "none-secret\n")
+        #expect(noneOverAlice.status == 0, "helper set failed: \(noneOverAlice.stderr)")
+        let noneNewUser = try await runHelperOnOwnThread(["set"] + paths + ["remote.example.com", "carol", "none"], input: "none-secret\n")
+        #expect(noneNewUser.status == 0, "helper set failed: \(noneNewUser.stderr)")
         try await Task.sleep(for: .milliseconds(500))
+        #expect(try storage.credentials(for: remoteSpace) == ["alice": Fixture.credential("alice", "remote-secret")],
+                "the other process's .none sets stored nothing")
 
         let remove = try await runHelperOnOwnThread(["remove"] + paths + ["remote.example.com", "alice"])
         #expect(remove.status == 0, "helper remove failed: \(remove.stderr)")

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// `credstore device show` and `credstore device trust`.
+struct DeviceCommandTests {
+    @Test func deviceShowPrintsTheIdAndKeyForPeopleAsJSONDoes() throws {
+        let sandbox = try Sandbox()
+        let shown = try sandbox.run(["device", "show"] + sandbox.storeArguments)
+        #expect(shown.status == 0, "device show failed: \(shown.stderr)")
+        #expect(shown.stderr.isEmpty)
+        let json = try jsonObject(try sandbox.run(["device", "show", "--json"] + sandbox.storeArguments).stdout)
+        let id = try #require(json["deviceId"] as? String)
+        let key = try #require(json["publicKey"] as? String)
+        #expect(key.hasPrefix("csdev1:"))
+        // The plain form is two aligned lines, the same identity as the JSON's.
+        #expect(shown.stdout == "device id:  \(id)\npublic key: \(key)\n")
+        // The identity belongs to the store: a second run shows the same.
+        #expect(try sandbox.run(["device", "show"] + sandbox.storeArguments).stdout == shown.stdout)
+    }
+
+    @Test(arguments: [
+        "not-a-key",                        // no csdev1: prefix
+        "csdev1:",                          // nothing after it
+        "csdev1:AAAA",                      // too short for a public key
+        "csdev1:!!!!not*base64!!!!",        // not base64url at all
+    ])
+    func deviceTrustOfAMalformedKeyExits65InOneLine(_ key: String) throws {
+        let sandbox = try Sandbox()
+        let other = try Sandbox()
+        // Another store's real key, to show afterwards that the refusal left this store usable.
+        let otherKey = try #require(try jsonObject(other.run(["device", "show", "--json"] + other.storeArguments).stdout)["publicKey"] as? String)
+        // The store exists before the bad trust, so what is refused is the key, not a missing store.
+        #expect(try sandbox.run(["device", "show"] + sandbox.storeArguments).status == 0)
+
+        let refused = try sandbox.run(["device", "trust", key] + sandbox.storeArguments)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderrIsOneErrorLine, "\(refused.stderr)")
+        #expect(refused.stderr.contains("credstore device show"), "the message says where a good key comes from")
+
+        // The store is still usable, and a well-formed key is accepted.
+        let trusted = try sandbox.run(["device", "trust", otherKey] + sandbox.storeArguments)
+        #expect(trusted.status == 0 && trusted.stdout == "Trusted \(otherKey)\n", "\(trusted.stderr)")
+    }
+}
