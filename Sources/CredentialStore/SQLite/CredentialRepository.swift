@@ -77,6 +77,9 @@ struct TableSeal: Hashable, Sendable {
 final class RowJournal {
     var removed: [SealedRowFingerprint] = []
     var added: [SealedRowFingerprint] = []
+    /// Whether the transaction deleted or overwrote a credential row: its old ciphertexts are then
+    /// in the WAL's earlier frames, until a checkpoint empties it.
+    var retiredCredentials = false
 }
 
 /// A space's credentials, and its default choice when the default rule needs it.

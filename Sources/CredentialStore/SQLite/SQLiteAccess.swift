@@ -279,6 +279,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         if db.changesCount == 0 {
             if let journal, let old = try fingerprint(.credentials, [credential.spaceIndex, credential.userIndex]) {
                 journal.removed.append(old)
+                journal.retiredCredentials = true
             }
             try db.cachedStatement(sql: Self.replaceCredentialSQL).executeRaw(values)
         }
@@ -288,12 +289,16 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     func deleteAllCredentials() throws {
         if let journal {
             try forEachFingerprint { if $0.table != .trustedDevices { journal.removed.append($0) } }
+            journal.retiredCredentials = true
         }
         try db.execute(sql: "DELETE FROM credentials; DELETE FROM default_choices")
     }
 
     func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws {
-        if let journal, let old = try fingerprint(.credentials, [spaceIndex, userIndex]) { journal.removed.append(old) }
+        if let journal, let old = try fingerprint(.credentials, [spaceIndex, userIndex]) {
+            journal.removed.append(old)
+            journal.retiredCredentials = true
+        }
         try db.cachedStatement(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index = ?")
             .executeRaw([.blob(spaceIndex), .blob(userIndex)])
     }

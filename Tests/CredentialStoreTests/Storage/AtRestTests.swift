@@ -200,4 +200,35 @@ import Testing
         #expect(try reopened.allCredentials().count == 1)
         try scan()
     }
+
+    @Test func aReplacedOrRemovedCredentialsCiphertextsLeaveEveryFileAtOnce() throws {
+        let storage = try store.open()
+        let space = Fixture.space("retired.example.com")
+        try storage.set(Credential(user: "alice", password: "first", persistence: .permanent), for: space)
+        try storage.set(Credential(user: "bob", password: "kept", persistence: .permanent), for: space)
+        /// The sealed space and credential of `user`'s row, as they are on disk.
+        func ciphertexts(_ user: String) throws -> [Data] {
+            let keys = storage.keys
+            let spaceIndex = keys.spaceIndex(space)
+            let row = try #require(try storage.repository.read {
+                try $0.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user))
+            })
+            return [Data(row.sealedSpace), Data(row.sealedCredential)]
+        }
+        /// The store's files that hold any of `ciphertexts`.
+        func holding(_ ciphertexts: [Data]) throws -> [String] {
+            try store.files().filter { _, bytes in ciphertexts.contains { bytes.range(of: $0) != nil } }.map(\.key.lastPathComponent)
+        }
+        let first = try ciphertexts("alice")
+        #expect(try !holding(first).isEmpty, "a stored row's ciphertexts are on disk")
+
+        // Still open, nothing closed: the WAL held the old row's frames until its checkpoint.
+        try storage.set(Credential(user: "alice", password: "second", persistence: .permanent), for: space)
+        #expect(try holding(first).isEmpty, "the replaced password's ciphertext is in no file")
+        let second = try ciphertexts("alice")
+        #expect(try storage.remove(Credential(user: "alice", password: "", persistence: .permanent), for: space))
+        #expect(try holding(second).isEmpty, "the removed credential's ciphertexts are in no file")
+        #expect(try !holding(ciphertexts("bob")).isEmpty)
+        #expect(try storage.credentials(for: space).keys.sorted() == ["bob"])
+    }
 }
