@@ -13,12 +13,13 @@ extension CredentialStorage {
                 ?? FileManager.default.homeDirectoryForCurrentUser
             base = home.appendingPathComponent(".local/share", isDirectory: true)
         }
-        return base.appendingPathComponent("credstore/credentials.db")
+        return base.appendingPathComponent("credstore/credentials.db", isDirectory: false)
     }
 
     /// The key file of a store: `store.key` beside its database.
     public static func defaultKeyFileURL(forDatabase databaseURL: URL) -> URL {
-        databaseURL.deletingLastPathComponent().appendingPathComponent("store.key")
+        // Saying it is a file spares Foundation a stat(2) to find out.
+        databaseURL.deletingLastPathComponent().appendingPathComponent("store.key", isDirectory: false)
     }
 
     /// Opens the user's default store, creating it and its key file on first use.

@@ -14,8 +14,9 @@ struct StoreLocation {
     var keyFileURL: URL
 
     init(store: String?, keyFile: String?, environment: [String: String]) {
-        databaseURL = store.map { URL(fileURLWithPath: $0) } ?? CredentialStorage.defaultDatabaseURL(environment: environment)
-        keyFileURL = keyFile.map { URL(fileURLWithPath: $0) } ?? CredentialStorage.defaultKeyFileURL(forDatabase: databaseURL)
+        // Files, said so: otherwise Foundation stats each path to learn whether it is a folder.
+        databaseURL = store.map { URL(fileURLWithPath: $0, isDirectory: false) } ?? CredentialStorage.defaultDatabaseURL(environment: environment)
+        keyFileURL = keyFile.map { URL(fileURLWithPath: $0, isDirectory: false) } ?? CredentialStorage.defaultKeyFileURL(forDatabase: databaseURL)
     }
 
     /// The database file's path, for messages.
