@@ -10,9 +10,10 @@ import Darwin
 enum StoreFiles {
     /// Makes `directory` (and missing parents) with mode 0700.
     static func ensureDirectory(_ directory: URL) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+        // stat(2) itself: FileManager's first use costs `credstore get` more than this whole check.
+        var info = stat()
+        if stat(directory.path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
                 throw CredentialStorageError(.io, "\(directory.path) is not a folder; choose another store path")
             }
             return
