@@ -7,8 +7,8 @@ internal import CSodium
 /// Random bytes for nonces, drawn from the kernel a page at a time.
 ///
 /// Every sealed field takes a fresh random 24-byte XChaCha20 nonce. Drawn one by one, each costs a
-/// getrandom(2) system call: six for a `set`, 600,000 for the import of 100,000 items, where they
-/// took a tenth of the time. The pool draws 4 KiB at once and hands the bytes out in order, each
+/// getrandom(2) system call: four for a `set`, half a million for the import of 100,000 items,
+/// where they took a tenth of the time. The pool draws 4 KiB at once and hands the bytes out in order, each
 /// once, erasing them from the pool as they go.
 ///
 /// Nonces are public (each is stored beside its ciphertext), so holding them ahead of use reveals

@@ -326,9 +326,6 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     static let changeLogRetentionMillis: Int64 = 60_000
     /// The newest entries kept whatever their age, for watchers that were suspended a while.
     static let changeLogMinimumEntries: Int64 = 1000
-    /// The most changes one entry seals together. A transaction's changes take one entry, or
-    /// several for a large import, so that a watcher never has to open one huge blob at once.
-    static let changeLogBatchSize = 1024
 
     func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, sealedChanges: [UInt8]) throws {
         try db.cachedStatement(sql: """

@@ -21,7 +21,7 @@ final class SQLiteRepository: CredentialRepository {
     /// pages after which it checkpoints. Kept at that size, the WAL is overwritten in place, and a
     /// commit's fdatasync writes its frames alone; a WAL cut to nothing grows with every commit,
     /// and then each fdatasync also writes the file's inode, a second device write (a durable
-    /// `set` took 15 % longer). Deleted and replaced credentials still leave it at once: see
+    /// `set` took about 14 % longer). Deleted and replaced credentials still leave it at once: see
     /// ``emptyLog(_:)``.
     static let walSizeLimit = 4 * 1024 * 1024
 
@@ -231,7 +231,8 @@ final class SQLiteRepository: CredentialRepository {
 
     /// A truncating checkpoint, after a write that deleted or replaced a credential: the WAL's
     /// earlier frames hold the old row (its ciphertexts), which would otherwise stay on disk until
-    /// SQLite overwrites them. The database file holds no trace of it already (`secure_delete`).
+    /// SQLite overwrites them. The checkpoint copies the newest pages, where `secure_delete` has
+    /// zeroed the old row, into the database file, and then empties the WAL.
     ///
     /// It never waits: while another process reads from the WAL or writes, it gives up, and the
     /// frames go with the next checkpoint, which every 1,000 pages or the last close brings.

@@ -166,6 +166,10 @@ struct Mutation {
         logged.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .otherProcess))
     }
 
+    /// The most changes one change-log entry seals together. A transaction's changes take one
+    /// entry, or several for a large import, so that a watcher never opens one huge blob at once.
+    static let changeLogBatchSize = 1024
+
     /// Appends the disk-visible changes to the store's change log, for other processes' watchers.
     func writeChangeLog() throws {
         guard !logged.isEmpty else { return }
@@ -173,9 +177,9 @@ struct Mutation {
         // The changes are sealed together, a batch to an entry: one seal and one row for a `set`,
         // and not one per change for an import.
         var sequence = try transaction.latestChangeSequence()
-        for start in stride(from: logged.startIndex, to: logged.endIndex, by: SQLiteAccess.changeLogBatchSize) {
+        for start in stride(from: logged.startIndex, to: logged.endIndex, by: Self.changeLogBatchSize) {
             sequence += 1
-            let batch = logged[start..<min(start + SQLiteAccess.changeLogBatchSize, logged.endIndex)]
+            let batch = logged[start..<min(start + Self.changeLogBatchSize, logged.endIndex)]
             try transaction.appendChange(
                 sequence: sequence, writer: writer, processID: processID,
                 sealedChanges: keys.sealChanges(batch, sequence: sequence, writer: writer, processID: processID))

@@ -64,6 +64,14 @@ extension CredentialStorage {
         get throws { try deviceIdentity().deviceID.map { String(format: "%02x", $0) }.joined() }
     }
 
+    /// Checks that `publicKey` is a device key, as ``devicePublicKey`` prints one, without any
+    /// store: a command can refuse a mistyped key before it opens, or creates, a store.
+    ///
+    /// - Throws: `invalidInput` when the text is not a device key.
+    public static func validateDeviceKey(_ publicKey: String) throws {
+        _ = try DeviceIdentity.publicKey(fromText: publicKey)
+    }
+
     /// Accepts signed bundles from the device with this key.
     ///
     /// - Throws: `invalidInput` when the text is not a device key.

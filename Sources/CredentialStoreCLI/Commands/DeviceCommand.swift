@@ -37,6 +37,8 @@ struct DeviceCommand: ParsableCommand {
 
         func run() throws {
             let console = Console.current
+            // A mistyped key is refused before the store is opened, so none is created for it.
+            try CredentialStorage.validateDeviceKey(key)
             let storage = try global.location(in: console).openOrCreate(console)
             try storage.trustDevice(key)
             if !global.json { console.output.write("Trusted \(key)\n") }

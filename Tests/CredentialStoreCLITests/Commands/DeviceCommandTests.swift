@@ -41,5 +41,11 @@ struct DeviceCommandTests {
         // The store is still usable, and a well-formed key is accepted.
         let trusted = try sandbox.run(["device", "trust", otherKey] + sandbox.storeArguments)
         #expect(trusted.status == 0 && trusted.stdout == "Trusted \(otherKey)\n", "\(trusted.stderr)")
+
+        // Where there is no store yet, a refused key leaves none behind.
+        let fresh = try Sandbox()
+        let refusedFresh = try fresh.run(["device", "trust", key] + fresh.storeArguments)
+        #expect(refusedFresh.status == 65, "\(refusedFresh.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fresh.store.path), "no store was created for a refused key")
     }
 }
