@@ -31,8 +31,10 @@ final class TemporaryStore {
 
 /// A local HTTP server (python3's http.server on 127.0.0.1) that judges each request with a
 /// python `judge(request)` function given by the test, and counts the requests it judged;
-/// `/count` reports that number without adding to it. It exits by itself after 60 s, so it never
-/// outlives a test run, and ``stop()`` kills it with SIGKILL (a test runner may block SIGTERM).
+/// `/count` reports that number without adding to it. It exits by itself after 10 minutes, so it
+/// never outlives a test run by long, and ``stop()`` kills it with SIGKILL (a test runner may block
+/// SIGTERM). Not sooner: on a 2-core machine the whole suite's other tests can hold a test's
+/// requests back for more than a minute, and a server gone by then fails them for nothing.
 final class LocalTestServer {
     private static let scaffolding = #"""
 import base64, http.server, os, sys, threading
@@ -58,7 +60,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     private static let serve = #"""
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-threading.Timer(60, lambda: os._exit(0)).start()
+threading.Timer(600, lambda: os._exit(0)).start()
 print(server.server_address[1], flush=True)
 server.serve_forever()
 """#

@@ -144,6 +144,11 @@ final class ChangeHub: Sendable {
             if let first = read.first, since > 0, first > since + 1 {
                 logger.warning("missed \(first - since - 1) change-log entries of other processes: this process fell behind the change log's retention")
             }
+            if read.unopened > 0 {
+                // Sealed under a root key rotated away since (or altered): their changes, up to a
+                // batch each, go unannounced.
+                logger.warning("\(read.unopened) change-log entries of other processes did not open; their changes are not announced")
+            }
             deliver(logged: read.changes, local: [], through: read.last)
         } catch {
             logger.warning("could not read the change log: \(error)")

@@ -1,35 +1,39 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 internal import CSodium
 
 /// Random bytes for nonces, drawn from the kernel a page at a time.
 ///
 /// Every sealed field takes a fresh random 24-byte XChaCha20 nonce. Drawn one by one, each costs a
 /// getrandom(2) system call: four for a `set`, half a million for the import of 100,000 items,
-/// where they took a tenth of the time. The pool draws 4 KiB at once and hands the bytes out in order, each
-/// once, erasing them from the pool as they go.
+/// where they took a tenth of the time. The pool draws 4 KiB at once and hands the bytes out in
+/// order, each once, erasing them from the pool as they go.
 ///
 /// Nonces are public (each is stored beside its ciphertext), so holding them ahead of use reveals
 /// nothing; what must never happen is handing the same bytes out twice:
 /// - across threads, a mutex guards the pool;
-/// - across fork(2), the pool's page is `MADV_WIPEONFORK`: a child process finds it empty and draws
-///   its own. Where the kernel refuses that (before Linux 4.14), there is no pool, and every nonce
-///   is drawn on its own as before.
+/// - across fork(2), the page that holds the pool, its count and its mutex is `MADV_WIPEONFORK`:
+///   a child process finds it all zero, which is an empty pool and an unlocked mutex, and draws its
+///   own bytes, even if another thread of the parent held the lock when it forked. Where the kernel
+///   refuses that (before Linux 4.14), there is no pool, and every nonce is drawn on its own.
 enum NoncePool {
-    /// The pool's page: the count of unused bytes, then the bytes, of which the last `remaining`
-    /// are unused. All zero, as a fork leaves it, means empty.
+    /// The pool's page: the mutex, the count of unused bytes, then the bytes, of which the last
+    /// `remaining` are unused.
     private struct Page: @unchecked Sendable {
         let base: UnsafeMutableRawPointer
+        var mutex: UnsafeMutablePointer<pthread_mutex_t> { base.assumingMemoryBound(to: pthread_mutex_t.self) }
+        var remaining: UnsafeMutablePointer<Int> { (base + NoncePool.countOffset).assumingMemoryBound(to: Int.self) }
+        var bytes: UnsafeMutableRawPointer { base + NoncePool.bytesOffset }
     }
 
     private static let pageSize = 4096
-    private static let headerSize = MemoryLayout<Int>.stride
+    private static let countOffset = (MemoryLayout<pthread_mutex_t>.stride + 15) / 16 * 16
+    private static let bytesOffset = countOffset + 16
     /// A whole number of nonces.
-    private static let capacity = (pageSize - headerSize) / 24 * 24
+    private static let capacity = (pageSize - bytesOffset) / 24 * 24
 
-    private static let page = Mutex<Page?>(makePage())
+    private static let page: Page? = makePage()
 
     private static func makePage() -> Page? {
         #if os(Linux)
@@ -40,7 +44,10 @@ enum NoncePool {
             munmap(base, pageSize)
             return nil
         }
-        return Page(base: base)
+        // All zero, as mmap leaves it and a fork makes it again: glibc's default mutex, unlocked.
+        let page = Page(base: base)
+        pthread_mutex_init(page.mutex, nil)
+        return page
         #else
         return nil
         #endif
@@ -48,18 +55,16 @@ enum NoncePool {
 
     /// Fills `count` bytes at `destination` with random bytes no other call receives.
     static func fill(_ destination: UnsafeMutableRawPointer, count: Int) {
-        guard count <= capacity else { return randombytes_buf(destination, count) }
-        page.withLock { page in
-            guard let base = page?.base else { return randombytes_buf(destination, count) }
-            var remaining = base.load(as: Int.self)
-            if remaining < count {
-                randombytes_buf(base + headerSize, capacity)
-                remaining = capacity
-            }
-            let start = base + headerSize + (capacity - remaining)
-            destination.copyMemory(from: start, byteCount: count)
-            sodium_memzero(start, count)
-            base.storeBytes(of: remaining - count, as: Int.self)
+        guard count <= capacity, let page else { return randombytes_buf(destination, count) }
+        pthread_mutex_lock(page.mutex)
+        defer { pthread_mutex_unlock(page.mutex) }
+        if page.remaining.pointee < count {
+            randombytes_buf(page.bytes, capacity)
+            page.remaining.pointee = capacity
         }
+        let start = page.bytes + (capacity - page.remaining.pointee)
+        destination.copyMemory(from: start, byteCount: count)
+        sodium_memzero(start, count)
+        page.remaining.pointee -= count
     }
 }

@@ -77,9 +77,10 @@ struct TableSeal: Hashable, Sendable {
 final class RowJournal {
     var removed: [SealedRowFingerprint] = []
     var added: [SealedRowFingerprint] = []
-    /// Whether the transaction deleted or overwrote a credential row: its old ciphertexts are then
-    /// in the WAL's earlier frames, until a checkpoint empties it.
-    var retiredCredentials = false
+    /// Whether the transaction deleted or overwrote a secret: a credential row, or a key slot (which
+    /// wraps the root key under an old passphrase). Its old bytes are then in the WAL's earlier
+    /// frames, until a checkpoint empties it.
+    var retiredSecrets = false
 }
 
 /// A space's credentials, and its default choice when the default rule needs it.
@@ -108,6 +109,9 @@ protocol CredentialRepositoryReading {
     func allCredentials() throws -> [SealedCredential]
     func allDefaultChoices() throws -> [SealedDefault]
     func latestChangeSequence() throws -> Int64
+    /// The newest change-log entry's sequence number, and how many changes the log has held up to
+    /// it (both 0 for an empty log).
+    func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64)
     func changes(after sequence: Int64) throws -> [SealedChange]
     /// The table seal; nil when its row is missing.
     func tableSeal() throws -> TableSeal?
@@ -147,12 +151,12 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func upsertSyncDefault(_ choice: SealedSyncDefault) throws
     /// Empties every table sealed under the root key's subkeys but the credentials (rekey).
     func deleteAllSyncState() throws
-    /// Drops change-log entries past the retention; once per transaction, given the newest
-    /// sequence number (which the caller has just written).
-    func pruneChangeLog(latestSequence: Int64) throws
-    /// Appends an entry to the change log under `sequence` (the caller numbers a transaction's
-    /// entries from ``CredentialRepositoryReading/latestChangeSequence()`` + 1).
-    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, sealedChanges: [UInt8]) throws
+    /// Drops change-log entries past the retention; once per transaction, given the change total
+    /// of the newest entry (which the caller has just written).
+    func pruneChangeLog(latestChangeTotal: Int64) throws
+    /// Appends an entry to the change log under `sequence`, which holds the changes up to
+    /// `changeTotal` (the caller continues both from ``CredentialRepositoryReading/changeLogPosition()``).
+    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, changeTotal: Int64, sealedChanges: [UInt8]) throws
 }
 
 /// The encrypted store's persistence, kept behind a protocol so that the storage logic (tiers,

@@ -111,14 +111,19 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func latestChangeSequence() throws -> Int64 {
-        var latest: Int64 = 0
-        try db.cachedStatement(sql: "SELECT coalesce(max(seq), 0) FROM change_log").forEachRawRow(values: []) { latest = $0.int64(0) }
-        return latest
+        try changeLogPosition().sequence
+    }
+
+    func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64) {
+        var position: (sequence: Int64, changeTotal: Int64) = (0, 0)
+        try db.cachedStatement(sql: "SELECT seq, change_total FROM change_entries ORDER BY seq DESC LIMIT 1")
+            .forEachRawRow(values: []) { position = ($0.int64(0), $0.int64(1)) }
+        return position
     }
 
     func changes(after sequence: Int64) throws -> [SealedChange] {
         let statement = try db.cachedStatement(sql: """
-            SELECT seq, writer, pid, sealed_changes FROM change_log WHERE seq > ? ORDER BY seq
+            SELECT seq, writer, pid, sealed_changes FROM change_entries WHERE seq > ? ORDER BY seq
             """)
         var entries: [SealedChange] = []
         try statement.forEachRawRow(values: [.integer(sequence)]) { row in
@@ -255,6 +260,8 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     func replaceSlots(_ slots: [KeySlot], header: StoreHeader) throws {
         try db.execute(sql: "UPDATE store_header SET key_generation = ? WHERE id = 1", arguments: [header.keyGeneration])
         try db.execute(sql: "DELETE FROM key_slots")
+        // An old slot wraps the root key under the old passphrase or key file (passwd, rekey).
+        if db.changesCount > 0 { journal?.retiredSecrets = true }
         for slot in slots {
             try db.execute(sql: """
                 INSERT INTO key_slots (kind, kdf_salt, kdf_opslimit, kdf_memlimit, commitment, wrapped_root_key)
@@ -279,7 +286,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         if db.changesCount == 0 {
             if let journal, let old = try fingerprint(.credentials, [credential.spaceIndex, credential.userIndex]) {
                 journal.removed.append(old)
-                journal.retiredCredentials = true
+                journal.retiredSecrets = true
             }
             try db.cachedStatement(sql: Self.replaceCredentialSQL).executeRaw(values)
         }
@@ -289,7 +296,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     func deleteAllCredentials() throws {
         if let journal {
             try forEachFingerprint { if $0.table != .trustedDevices { journal.removed.append($0) } }
-            journal.retiredCredentials = true
+            journal.retiredSecrets = true
         }
         try db.execute(sql: "DELETE FROM credentials; DELETE FROM default_choices")
     }
@@ -297,7 +304,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws {
         if let journal, let old = try fingerprint(.credentials, [spaceIndex, userIndex]) {
             journal.removed.append(old)
-            journal.retiredCredentials = true
+            journal.retiredSecrets = true
         }
         try db.cachedStatement(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index = ?")
             .executeRaw([.blob(spaceIndex), .blob(userIndex)])
@@ -324,31 +331,34 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     /// Change-log entries younger than this are kept, however many: a watcher polls five times a
     /// second, and one transaction (an import) may log hundreds of entries at once.
     static let changeLogRetentionMillis: Int64 = 60_000
-    /// The newest entries kept whatever their age, for watchers that were suspended a while.
-    static let changeLogMinimumEntries: Int64 = 1000
+    /// The newest changes kept whatever their age, for watchers that were suspended a while.
+    /// Counted in changes, not entries: an entry of an import holds up to a thousand.
+    static let changeLogMinimumChanges: Int64 = 1000
 
-    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, sealedChanges: [UInt8]) throws {
+    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, changeTotal: Int64, sealedChanges: [UInt8]) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO change_log (seq, writer, pid, written, sealed_changes) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO change_entries (seq, writer, pid, written, change_total, sealed_changes) VALUES (?, ?, ?, ?, ?, ?)
             """).executeRaw([
-                .integer(sequence), .blob(writer), .integer(Int64(processID)), .integer(Mutation.now()), .blob(sealedChanges),
+                .integer(sequence), .blob(writer), .integer(Int64(processID)), .integer(Mutation.now()),
+                .integer(changeTotal), .blob(sealedChanges),
             ])
     }
 
-    func pruneChangeLog(latestSequence: Int64) throws {
+    func pruneChangeLog(latestChangeTotal: Int64) throws {
         // From the head of the log, oldest first: everything before the first entry still within
-        // the retention, and before the newest minimum. Sequence numbers are the table's rowids,
-        // so this visits only what it deletes and one entry more, with no index on `written` to
-        // keep up on every write. An entry never leaves before its retention, even when the
-        // clock stepped back between writes: a younger entry ahead of it holds it back instead.
-        let last = latestSequence - Self.changeLogMinimumEntries
-        guard last > 0 else { return }
-        let firstKept = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT seq FROM change_log WHERE seq <= ? AND written >= ? ORDER BY seq LIMIT 1"),
-            arguments: [last, Mutation.now() - Self.changeLogRetentionMillis]) ?? last + 1
-        // A bound of its own, so SQLite's range covers the deleted entries alone (with the
-        // condition inside the DELETE, it walks every entry up to `last`).
-        try db.cachedStatement(sql: "DELETE FROM change_log WHERE seq < ?").execute(arguments: [firstKept])
+        // the retention or holding one of the newest changes (`change_total` grows with `seq`).
+        // Sequence numbers are the table's rowids, so this visits only what it deletes and one
+        // entry more, with no index to keep up on every write. An entry never leaves before its
+        // retention, even when the clock stepped back between writes: a younger entry ahead of it
+        // holds it back instead. The newest entry always matches, so the log never empties.
+        let keptChanges = latestChangeTotal - Self.changeLogMinimumChanges
+        guard keptChanges > 0 else { return }
+        guard let firstKept = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT seq FROM change_entries WHERE change_total > ? OR written >= ? ORDER BY seq LIMIT 1"),
+            arguments: [keptChanges, Mutation.now() - Self.changeLogRetentionMillis])
+        else { return }
+        // A bound of its own, so SQLite's range covers the deleted entries alone.
+        try db.cachedStatement(sql: "DELETE FROM change_entries WHERE seq < ?").execute(arguments: [firstKept])
     }
 
     // MARK: Table seal

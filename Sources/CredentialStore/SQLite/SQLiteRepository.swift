@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import GRDB
+import Synchronization
 internal import GRDBSQLite
 
 /// The ``CredentialRepository`` on one SQLite file, through GRDB.
@@ -24,6 +25,10 @@ final class SQLiteRepository: CredentialRepository {
     /// `set` took about 14 % longer). Deleted and replaced credentials still leave it at once: see
     /// ``emptyLog(_:)``.
     static let walSizeLimit = 4 * 1024 * 1024
+
+    /// Whether a truncating checkpoint after a retired secret gave up (another process was in the
+    /// way), so that the WAL may still hold it.
+    private let logHoldsRetiredSecrets = Mutex(false)
 
     init(path: String) throws {
         self.path = path
@@ -220,7 +225,12 @@ final class SQLiteRepository: CredentialRepository {
                     result = try body(SQLiteAccess(db: db, journal: journal))
                     return .commit
                 }
-                if journal.retiredCredentials { Self.emptyLog(db) }
+                // Retired secrets leave the WAL now, or after the first write that finds no
+                // other process in the way.
+                if journal.retiredSecrets || logHoldsRetiredSecrets.withLock({ $0 }) {
+                    let emptied = Self.emptyLog(db)
+                    logHoldsRetiredSecrets.withLock { $0 = !emptied }
+                }
                 // Still on the serialized writer: the next transaction cannot commit before
                 // this one's changes are handed on.
                 afterCommit(result!)
@@ -234,13 +244,14 @@ final class SQLiteRepository: CredentialRepository {
     /// SQLite overwrites them. The checkpoint copies the newest pages, where `secure_delete` has
     /// zeroed the old row, into the database file, and then empties the WAL.
     ///
-    /// It never waits: while another process reads from the WAL or writes, it gives up, and the
-    /// frames go with the next checkpoint, which every 1,000 pages or the last close brings.
-    private static func emptyLog(_ db: Database) {
-        guard let connection = db.sqliteConnection else { return }
+    /// It never waits: while another process reads from the WAL or writes, it gives up and says
+    /// so, and ``write(_:afterCommit:)`` tries again after each later write until it succeeds
+    /// (the last close deletes the WAL in any case).
+    private static func emptyLog(_ db: Database) -> Bool {
+        guard let connection = db.sqliteConnection else { return false }
         sqlite3_busy_timeout(connection, 0)
         defer { sqlite3_busy_timeout(connection, Int32(busyTimeout * 1000)) }
-        _ = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        return sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) == SQLITE_OK
     }
 
     /// Runs SQLite's own integrity check; returns its complaints (empty when sound).

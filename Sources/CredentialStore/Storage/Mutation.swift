@@ -176,14 +176,15 @@ struct Mutation {
         // Holding the write lock, this transaction's entries follow the newest one without gaps.
         // The changes are sealed together, a batch to an entry: one seal and one row for a `set`,
         // and not one per change for an import.
-        var sequence = try transaction.latestChangeSequence()
+        var (sequence, changeTotal) = try transaction.changeLogPosition()
         for start in stride(from: logged.startIndex, to: logged.endIndex, by: Self.changeLogBatchSize) {
             sequence += 1
             let batch = logged[start..<min(start + Self.changeLogBatchSize, logged.endIndex)]
+            changeTotal += Int64(batch.count)
             try transaction.appendChange(
-                sequence: sequence, writer: writer, processID: processID,
+                sequence: sequence, writer: writer, processID: processID, changeTotal: changeTotal,
                 sealedChanges: keys.sealChanges(batch, sequence: sequence, writer: writer, processID: processID))
         }
-        try transaction.pruneChangeLog(latestSequence: sequence)
+        try transaction.pruneChangeLog(latestChangeTotal: changeTotal)
     }
 }

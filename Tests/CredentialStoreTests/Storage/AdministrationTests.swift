@@ -58,6 +58,18 @@ import Testing
         #expect(try reopened.defaultCredential(for: space)?.password == "a")
     }
 
+    @Test func theOldPassphrasesSlotIsInNoFileOnceChanged() throws {
+        let storage = try CredentialStorage(at: store.databaseURL, key: .passphrase("first passphrase"))
+        try storage.set(Fixture.credential("alice", "a"), for: space)
+        // The old slot wraps the same root key: whoever knows the old passphrase must not find it.
+        let oldSlot = try #require(try storage.repository.read { try $0.header() }?.1.first?.wrappedRootKey)
+        #expect(try store.files().values.contains { $0.range(of: Data(oldSlot)) != nil })
+
+        try storage.changePassphrase(to: "second passphrase")
+        let holding = try store.files().filter { $0.value.range(of: Data(oldSlot)) != nil }.map(\.key.lastPathComponent)
+        #expect(holding.isEmpty, "the old slot is still in \(holding)")
+    }
+
     @Test func aKeyFileStoreHasNoPassphraseToChange() throws {
         let storage = try store.open()
         #expect(try CredentialStorage.protection(ofStoreAt: store.databaseURL) == .keyFile)

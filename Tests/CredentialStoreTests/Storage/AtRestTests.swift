@@ -201,24 +201,27 @@ import Testing
         try scan()
     }
 
+    /// The sealed space and credential of `user`'s row in `space`, as they are on disk.
+    private func ciphertexts(_ user: String, in space: ProtectionSpace, of storage: CredentialStorage) throws -> [Data] {
+        let keys = storage.keys
+        let spaceIndex = keys.spaceIndex(space)
+        let row = try #require(try storage.repository.read {
+            try $0.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user))
+        })
+        return [Data(row.sealedSpace), Data(row.sealedCredential)]
+    }
+
+    /// The store's files that hold any of `ciphertexts`.
+    private func holding(_ ciphertexts: [Data]) throws -> [String] {
+        try store.files().filter { _, bytes in ciphertexts.contains { bytes.range(of: $0) != nil } }.map(\.key.lastPathComponent)
+    }
+
     @Test func aReplacedOrRemovedCredentialsCiphertextsLeaveEveryFileAtOnce() throws {
         let storage = try store.open()
         let space = Fixture.space("retired.example.com")
         try storage.set(Credential(user: "alice", password: "first", persistence: .permanent), for: space)
         try storage.set(Credential(user: "bob", password: "kept", persistence: .permanent), for: space)
-        /// The sealed space and credential of `user`'s row, as they are on disk.
-        func ciphertexts(_ user: String) throws -> [Data] {
-            let keys = storage.keys
-            let spaceIndex = keys.spaceIndex(space)
-            let row = try #require(try storage.repository.read {
-                try $0.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user))
-            })
-            return [Data(row.sealedSpace), Data(row.sealedCredential)]
-        }
-        /// The store's files that hold any of `ciphertexts`.
-        func holding(_ ciphertexts: [Data]) throws -> [String] {
-            try store.files().filter { _, bytes in ciphertexts.contains { bytes.range(of: $0) != nil } }.map(\.key.lastPathComponent)
-        }
+        func ciphertexts(_ user: String) throws -> [Data] { try self.ciphertexts(user, in: space, of: storage) }
         let first = try ciphertexts("alice")
         #expect(try !holding(first).isEmpty, "a stored row's ciphertexts are on disk")
 
@@ -230,5 +233,33 @@ import Testing
         #expect(try holding(second).isEmpty, "the removed credential's ciphertexts are in no file")
         #expect(try !holding(ciphertexts("bob")).isEmpty)
         #expect(try storage.credentials(for: space).keys.sorted() == ["bob"])
+    }
+
+    @Test func aCheckpointAnotherReaderHeldOffRunsWithTheNextWrite() throws {
+        let storage = try store.open()
+        let space = Fixture.space("held.example.com")
+        try storage.set(Credential(user: "alice", password: "gone-soon", persistence: .permanent), for: space)
+        let removed = try ciphertexts("alice", in: space, of: storage)
+
+        // Another connection reads from the WAL (a snapshot that still has alice) while she is removed.
+        let reader = try DatabaseQueue(path: store.databaseURL.path)
+        let (reading, release, done) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        Thread {
+            try? reader.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM credentials")
+                reading.signal()
+                release.wait()
+            }
+            done.signal()
+        }.start()
+        reading.wait()
+        #expect(try storage.remove(Credential(user: "alice", password: "", persistence: .permanent), for: space))
+        #expect(try holding(removed) == ["credentials.db-wal"], "held off by the reader, the checkpoint left the WAL as it was")
+
+        release.signal()
+        done.wait()
+        // The next write, of anything, empties the WAL.
+        try storage.set(Credential(user: "bob", password: "later", persistence: .permanent), for: space)
+        #expect(try holding(removed).isEmpty, "the removed credential's ciphertexts are in no file")
     }
 }

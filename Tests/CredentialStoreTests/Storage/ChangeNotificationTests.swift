@@ -314,7 +314,7 @@ import Testing
         let bundle = sender.file("thousands.csbundle")
         try Data(try BundleFormat.write(contents, protection: .recipients([storage.deviceIdentity().publicKey]), signer: device))
             .write(to: bundle)
-        let entriesBefore = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_log") ?? 0 }
+        let entriesBefore = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_entries") ?? 0 }
         let stream = storage.changes()
 
         let imported = try await runHelperOnOwnThread(["import", store.databaseURL.path, store.keyFileURL.path, bundle.path])
@@ -325,7 +325,7 @@ import Testing
         #expect(received.count == count, "every imported item announced exactly once")
         let expected = items.map { CredentialChange(kind: .added, space: $0.space, user: $0.user, persistence: .synchronizable, origin: .otherProcess) }
         #expect(Set(received) == Set(expected))
-        let entriesAfter = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_log") ?? 0 }
+        let entriesAfter = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_entries") ?? 0 }
         #expect(entriesAfter - entriesBefore == 3, "the transaction's changes are sealed a batch to an entry")
     }
 }
