@@ -20,7 +20,7 @@ struct SealedDefault: Hashable, Sendable {
 }
 
 /// One entry of the change log that lets other processes announce what this one committed.
-struct SealedChange: Hashable, Sendable {
+struct SealedChangeEntry: Hashable, Sendable {
     var sequence: Int64
     /// The ``CredentialStorage`` instance that committed it.
     var writer: [UInt8]
@@ -108,11 +108,10 @@ protocol CredentialRepositoryReading {
     func defaultChoices(spaces spaceIndexes: Set<[UInt8]>) throws -> [[UInt8]: SealedDefault]
     func allCredentials() throws -> [SealedCredential]
     func allDefaultChoices() throws -> [SealedDefault]
-    func latestChangeSequence() throws -> Int64
     /// The newest change-log entry's sequence number, and how many changes the log has held up to
     /// it (both 0 for an empty log).
     func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64)
-    func changes(after sequence: Int64) throws -> [SealedChange]
+    func changes(after sequence: Int64) throws -> [SealedChangeEntry]
     /// The table seal; nil when its row is missing.
     func tableSeal() throws -> TableSeal?
     /// Every sealed row's fingerprint, streamed (the table seal's full check).

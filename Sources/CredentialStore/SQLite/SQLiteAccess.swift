@@ -110,10 +110,6 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         }
     }
 
-    func latestChangeSequence() throws -> Int64 {
-        try changeLogPosition().sequence
-    }
-
     func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64) {
         var position: (sequence: Int64, changeTotal: Int64) = (0, 0)
         try db.cachedStatement(sql: "SELECT seq, change_total FROM change_entries ORDER BY seq DESC LIMIT 1")
@@ -121,14 +117,14 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return position
     }
 
-    func changes(after sequence: Int64) throws -> [SealedChange] {
+    func changes(after sequence: Int64) throws -> [SealedChangeEntry] {
         let statement = try db.cachedStatement(sql: """
             SELECT seq, writer, pid, sealed_changes FROM change_entries WHERE seq > ? ORDER BY seq
             """)
-        var entries: [SealedChange] = []
+        var entries: [SealedChangeEntry] = []
         try statement.forEachRawRow(values: [.integer(sequence)]) { row in
             guard let writer = row.blob(1), let sealed = row.blob(3) else { throw Self.damagedRow }
-            entries.append(SealedChange(
+            entries.append(SealedChangeEntry(
                 sequence: row.int64(0), writer: writer, processID: Int32(truncatingIfNeeded: row.int64(2)), sealedChanges: sealed))
         }
         return entries
@@ -332,7 +328,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     /// second, and one transaction (an import) may log hundreds of entries at once.
     static let changeLogRetentionMillis: Int64 = 60_000
     /// The newest changes kept whatever their age, for watchers that were suspended a while.
-    /// Counted in changes, not entries: an entry of an import holds up to a thousand.
+    /// Counted in changes, not entries: an entry of an import holds up to 1,024.
     static let changeLogMinimumChanges: Int64 = 1000
 
     func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, changeTotal: Int64, sealedChanges: [UInt8]) throws {

@@ -113,7 +113,7 @@ public final class CredentialStorage: Sendable {
         let repository = opened.repository
         hub = ChangeHub(
             logger: logger,
-            latestSequence: { try repository.read { try $0.latestChangeSequence() } },
+            latestSequence: { try repository.read { try $0.changeLogPosition().sequence } },
             loggedChanges: { since in
                 try repository.read { reader in
                     let changes = try Self.loggedChanges(after: since, in: reader, keys: keyHolder.keys, skipping: instanceID)

@@ -125,7 +125,7 @@ extension StoreKeys {
 
     /// The changes of a change-log entry; nil when it does not open (sealed under another root
     /// key, or altered) or does not decode.
-    func openChanges(_ entry: SealedChange, origin: CredentialChange.Origin) -> [CredentialChange]? {
+    func openChanges(_ entry: SealedChangeEntry, origin: CredentialChange.Origin) -> [CredentialChange]? {
         let ad = changesAD(sequence: entry.sequence, writer: entry.writer, processID: entry.processID)
         return open(entry.sealedChanges, ad: ad) { plain -> [CredentialChange]? in
             var reader = ByteReader(UnsafeRawBufferPointer(plain))
