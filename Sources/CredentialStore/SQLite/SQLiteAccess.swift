@@ -168,7 +168,9 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     private static func syncItem(_ row: RawRow) throws -> SealedSyncItem {
-        guard let space = row.blob(0), let user = row.blob(1), let sealed = row.blob(4) else { throw damagedRow }
+        // The flag is 0 or 1: any other value would read as one of them and pass authentication.
+        guard let space = row.blob(0), let user = row.blob(1), let sealed = row.blob(4), let deleted = row.integer(2), deleted == 0 || deleted == 1
+        else { throw damagedRow }
         return SealedSyncItem(spaceIndex: space, userIndex: user, deleted: row.int64(2) != 0, wall: row.int64(3), sealedState: sealed)
     }
 
@@ -401,12 +403,15 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         case .trustedDevices:
             ("trusted_devices", "key_index, substr(sealed_public_key, -16), 0", 1, 2, "key_index = ?")
         case .syncItems:
-            ("sync_items", "space_index, user_index, substr(sealed_state, -16), deleted = 0", 2, 3, "space_index = ? AND user_index = ?")
+            // The clear columns too (they are bound into the tag as well), so that an edit of
+            // them is seen when the store is opened, not only when the register is read.
+            ("sync_items", "space_index, user_index, substr(sealed_state, -16), deleted, wall, deleted = 0", 2, 5,
+             "space_index = ? AND user_index = ?")
         case .syncDefaults:
             ("sync_defaults", "space_index, substr(sealed_state, -16), 0", 1, 2, "space_index = ?")
         case .device:
-            // One row (id = 1): its id and key are bound into the secret's tag.
-            ("device_identity", "substr(sealed_secret_key, -16), 0", 0, 1, "1")
+            // One row (id = 1); its id and key are bound into the secret's tag, and taken as they are.
+            ("device_identity", "device_id, public_key, substr(sealed_secret_key, -16), 0", 0, 3, "1")
         case .syncClock:
             // One row (id = 1), no ciphertext: the reading itself is the fingerprint.
             ("sync_clock", "wall, counter, 0", 0, 2, "1")

@@ -271,22 +271,27 @@ extension SealedRowFingerprint {
         self.init(table: .trustedDevices, key: trustedKeyIndex, tags: Self.tag(sealedPublicKey))
     }
 
+    /// With its clear columns as `SQLiteAccess` reads integers (8 bytes, big-endian).
     init(_ item: SealedSyncItem) {
-        self.init(table: .syncItems, key: item.spaceIndex + item.userIndex, tags: Self.tag(item.sealedState))
+        self.init(table: .syncItems, key: item.spaceIndex + item.userIndex,
+                  tags: Self.tag(item.sealedState) + Self.bigEndian(item.deleted ? 1 : 0) + Self.bigEndian(item.wall))
     }
 
     init(_ choice: SealedSyncDefault) {
         self.init(table: .syncDefaults, key: choice.spaceIndex, tags: Self.tag(choice.sealedState))
     }
 
-    /// The device's id and public key are bound into its secret's tag.
     init(_ device: SealedDevice) {
-        self.init(table: .device, key: [], tags: Self.tag(device.sealedSecretKey))
+        self.init(table: .device, key: [], tags: device.deviceID + device.publicKey + Self.tag(device.sealedSecretKey))
     }
 
-    /// The clock has no ciphertext: its reading, as `SQLiteAccess` reads integers (8 bytes, big-endian).
+    /// The clock has no ciphertext: its reading.
     init(syncClockWall wall: Int64, counter: Int64) {
-        self.init(table: .syncClock, key: [],
-                  tags: withUnsafeBytes(of: wall.bigEndian) { Array($0) } + withUnsafeBytes(of: counter.bigEndian) { Array($0) })
+        self.init(table: .syncClock, key: [], tags: Self.bigEndian(wall) + Self.bigEndian(counter))
+    }
+
+    /// An integer column as `SQLiteAccess` puts it in a fingerprint.
+    private static func bigEndian(_ value: Int64) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
     }
 }
