@@ -71,8 +71,10 @@ extension CredentialStorage {
         }
     }
 
-    /// Opens every row and default choice and checks each against its blind indexes, then runs
-    /// SQLite's integrity check.
+    /// Opens every row and default choice and checks each against its blind indexes; opens the
+    /// sync registers, sync defaults, trusted device keys and device identity, and checks that
+    /// synchronizable credentials and live sync registers pair up; checks the table seal and the
+    /// rollback anchor; then runs SQLite's integrity check.
     ///
     /// Faults are reported, not thrown, so one damaged row does not hide the others.
     /// - Throws: only when the store cannot be read at all.

@@ -45,9 +45,10 @@ enum TableSealing {
     private struct Scan {
         var digest = [UInt8](repeating: 0, count: TableSealing.digestBytes)
         var count: Int64 = 0
-        /// XOR of a keyed hash of each synchronizable credential's key, and of each live register's.
-        var synchronizableCredentials = [UInt8](repeating: 0, count: TableSealing.digestBytes)
-        var liveRegisters = [UInt8](repeating: 0, count: TableSealing.digestBytes)
+        /// XOR of the keys (space and user index) of the synchronizable credentials, and of the
+        /// live registers.
+        var synchronizableCredentials = [UInt8](repeating: 0, count: 32)
+        var liveRegisters = [UInt8](repeating: 0, count: 32)
         var synchronizableCredentialCount = 0
         var liveRegisterCount = 0
 
@@ -62,14 +63,15 @@ enum TableSealing {
             xor(&scan.digest, contribution(fingerprint, keys: keys))
             scan.count += 1
             guard synchronizableItem else { return }
-            // Keyed, for the reason the digest is: unkeyed hashes of a few hundred keys could be
-            // chosen to cancel out.
-            let pairing = keys.tableSealHash([0xFF] + fingerprint.key, outputBytes: digestBytes)
+            // The keys themselves, unhashed: this compares two sets that the digest above already
+            // authenticates, so someone without the key cannot make them differ unnoticed, and an
+            // inconsistency written with the key (a bug, an older version) is not chosen to cancel
+            // out. Only the count and the XOR are kept, however many items there are.
             if fingerprint.table == .credentials {
-                xor(&scan.synchronizableCredentials, pairing)
+                fold(&scan.synchronizableCredentials, fingerprint.key)
                 scan.synchronizableCredentialCount += 1
             } else {
-                xor(&scan.liveRegisters, pairing)
+                fold(&scan.liveRegisters, fingerprint.key)
                 scan.liveRegisterCount += 1
             }
         }
@@ -232,6 +234,11 @@ enum TableSealing {
         message += fingerprint.key
         message += fingerprint.tags
         return keys.tableSealHash(message, outputBytes: digestBytes)
+    }
+
+    /// XORs `bytes` into `accumulator`, wrapping around.
+    private static func fold(_ accumulator: inout [UInt8], _ bytes: [UInt8]) {
+        for (offset, byte) in bytes.enumerated() { accumulator[offset % accumulator.count] ^= byte }
     }
 
     fileprivate static func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
