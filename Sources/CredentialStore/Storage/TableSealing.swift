@@ -157,7 +157,12 @@ enum TableSealing {
         // Whatever the repair wrote is in those tables, and is folded in whole below.
         let repaired = writer.takeRowChanges()
         precondition((repaired.removed + repaired.added).allSatisfy { tables.contains($0.table) })
-        guard let seal = try? stored(writer, keys: keys, storeID: storeID) else { return }
+        let seal: TableSeal
+        do {
+            seal = try stored(writer, keys: keys, storeID: storeID)
+        } catch CredentialStorageError.Code.tamperDetected {
+            return
+        }
         var digest = seal.digest
         var count = seal.rowCount
         try writer.forEachFingerprint(in: tables) { fingerprint, _ in
