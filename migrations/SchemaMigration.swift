@@ -19,5 +19,6 @@ package enum SchemaHistory {
         migration0004TableSeal,
         migration0005ChangeLogBySequence,
         migration0006ChangeLogByTransaction,
+        migration0007SyncStateSealed,
     ]
 }

@@ -55,8 +55,19 @@ struct SealedDevice: Hashable, Sendable {
 /// One row as the table seal sees it: its table, its primary key, and the authentication tags of
 /// its ciphertexts, which (through their associated data) vouch for every other column.
 struct SealedRowFingerprint: Hashable, Sendable {
-    enum Table: UInt8 {
+    /// The sealed tables, by the number their rows' contributions are hashed under. Which SQL
+    /// table each is, and how every one of its columns is covered, is in
+    /// ``TableSealing/schemaCoverage``.
+    enum Table: UInt8, CaseIterable {
+        // Sealed since migration 0004.
         case credentials = 1, defaultChoices = 2, trustedDevices = 3
+        // Sealed since migration 0007: the sync state, which decides what a merge keeps.
+        case syncItems = 4, syncDefaults = 5, device = 6, syncClock = 7
+
+        /// The tables the seal covered before migration 0007.
+        static let sinceTableSeal: [Table] = [.credentials, .defaultChoices, .trustedDevices]
+        /// The tables migration 0007 brought under the seal.
+        static let sinceSyncSeal: [Table] = [.syncItems, .syncDefaults, .device, .syncClock]
     }
 
     var table: Table
@@ -114,8 +125,14 @@ protocol CredentialRepositoryReading {
     func changes(after sequence: Int64) throws -> [SealedChangeEntry]
     /// The table seal; nil when its row is missing.
     func tableSeal() throws -> TableSeal?
-    /// Every sealed row's fingerprint, streamed (the table seal's full check).
-    func forEachFingerprint(_ body: (SealedRowFingerprint) throws -> Void) throws
+    /// Every sealed row's fingerprint in `tables`, streamed (the table seal's full check), with
+    /// whether the row is one half of a synchronizable item: a credential row of the synchronizable
+    /// tier, or a live (not deleted) sync register. The two halves must pair up, key for key.
+    func forEachFingerprint(in tables: [SealedRowFingerprint.Table], _ body: (SealedRowFingerprint, _ synchronizableItem: Bool) throws -> Void) throws
+    /// The synchronizable credential rows that have no live sync register, and the live sync
+    /// registers that have no synchronizable credential row: each is tampering (or, before
+    /// migration 0007, a credential stored synchronizable before sync existed).
+    func unpairedSyncItems() throws -> (credentials: [SealedCredential], registers: [SealedSyncItem])
 
     // Sync
     func device() throws -> SealedDevice?

@@ -19,6 +19,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     private static let syncItemColumns = "space_index, user_index, deleted, wall, sealed_state"
     private static let syncItemByKeySQL = "SELECT \(syncItemColumns) FROM sync_items WHERE space_index = ? AND user_index = ?"
     private static let upsertSyncItemSQL = "INSERT OR REPLACE INTO sync_items (\(syncItemColumns)) VALUES (?, ?, ?, ?, ?)"
+    private static let insertSyncItemSQL = "INSERT INTO sync_items (\(syncItemColumns)) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 
     // MARK: Reading
 
@@ -134,7 +135,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     func device() throws -> SealedDevice? {
         var result: SealedDevice?
-        try db.cachedStatement(sql: "SELECT device_id, public_key, sealed_secret_key FROM device WHERE id = 1").forEachRawRow(binding: []) { row in
+        try db.cachedStatement(sql: "SELECT device_id, public_key, sealed_secret_key FROM device_identity WHERE id = 1").forEachRawRow(binding: []) { row in
             guard let id = row.blob(0), let key = row.blob(1), let secret = row.blob(2) else { throw Self.damagedRow }
             result = SealedDevice(deviceID: id, publicKey: key, sealedSecretKey: secret)
         }
@@ -167,7 +168,9 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     private static func syncItem(_ row: RawRow) throws -> SealedSyncItem {
-        guard let space = row.blob(0), let user = row.blob(1), let sealed = row.blob(4) else { throw damagedRow }
+        // The flag is 0 or 1: any other value would read as one of them and pass authentication.
+        guard let space = row.blob(0), let user = row.blob(1), let sealed = row.blob(4), let deleted = row.integer(2), deleted == 0 || deleted == 1
+        else { throw damagedRow }
         return SealedSyncItem(spaceIndex: space, userIndex: user, deleted: row.int64(2) != 0, wall: row.int64(3), sealedState: sealed)
     }
 
@@ -203,8 +206,12 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func setDevice(_ device: SealedDevice) throws {
+        if let journal {
+            if let old = try fingerprint(.device, []) { journal.removed.append(old) }
+            journal.added.append(SealedRowFingerprint(device))
+        }
         try db.execute(
-            sql: "INSERT OR REPLACE INTO device (id, device_id, public_key, sealed_secret_key) VALUES (1, ?, ?, ?)",
+            sql: "INSERT OR REPLACE INTO device_identity (id, device_id, public_key, sealed_secret_key) VALUES (1, ?, ?, ?)",
             arguments: [Data(device.deviceID), Data(device.publicKey), Data(device.sealedSecretKey)])
     }
 
@@ -219,29 +226,52 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func setSyncClock(wall: Int64, counter: Int64) throws {
+        if let journal {
+            if let old = try fingerprint(.syncClock, []) { journal.removed.append(old) }
+            journal.added.append(SealedRowFingerprint(syncClockWall: wall, counter: counter))
+        }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_clock (id, wall, counter) VALUES (1, ?, ?)")
             .executeRaw([.integer(wall), .integer(counter)])
     }
 
     func upsertSyncItem(_ item: SealedSyncItem) throws {
-        try db.cachedStatement(sql: Self.upsertSyncItemSQL)
-            .executeRaw([.blob(item.spaceIndex), .blob(item.userIndex), .integer(item.deleted ? 1 : 0), .integer(item.wall), .blob(item.sealedState)])
+        let values: [RawValue] = [.blob(item.spaceIndex), .blob(item.userIndex), .integer(item.deleted ? 1 : 0), .integer(item.wall), .blob(item.sealedState)]
+        // As in `upsert(_:)`: a new register goes straight in; one that is there is read, for the
+        // seal to fold it out, and replaced.
+        try db.cachedStatement(sql: Self.insertSyncItemSQL).executeRaw(values)
+        if db.changesCount == 0 {
+            if let journal, let old = try fingerprint(.syncItems, [item.spaceIndex, item.userIndex]) { journal.removed.append(old) }
+            try db.cachedStatement(sql: Self.upsertSyncItemSQL).executeRaw(values)
+        }
+        journal?.added.append(SealedRowFingerprint(item))
     }
 
     func deleteTombstones(before wall: Int64) throws {
-        try db.execute(sql: "DELETE FROM sync_items WHERE deleted = 1 AND wall < ?", arguments: [wall])
+        // RETURNING hands back what the scan deletes, so the seal folds it out without a second scan.
+        let shape = Self.fingerprintSQL(.syncItems)
+        try db.cachedStatement(sql: "DELETE FROM sync_items WHERE deleted = 1 AND wall < ? RETURNING \(shape.columns)")
+            .forEachRawRow(values: [.integer(wall)]) { row in
+                journal?.removed.append(Self.fingerprint(.syncItems, row))
+            }
     }
 
     func upsertSyncDefault(_ choice: SealedSyncDefault) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_defaults (space_index, sealed_state) VALUES (?, ?)")
-            .executeRaw([.blob(choice.spaceIndex), .blob(choice.sealedState)])
+        let values: [RawValue] = [.blob(choice.spaceIndex), .blob(choice.sealedState)]
+        try db.cachedStatement(sql: "INSERT INTO sync_defaults (space_index, sealed_state) VALUES (?, ?) ON CONFLICT DO NOTHING").executeRaw(values)
+        if db.changesCount == 0 {
+            if let journal, let old = try fingerprint(.syncDefaults, [choice.spaceIndex]) { journal.removed.append(old) }
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_defaults (space_index, sealed_state) VALUES (?, ?)").executeRaw(values)
+        }
+        journal?.added.append(SealedRowFingerprint(choice))
     }
 
     func deleteAllSyncState() throws {
         if let journal {
-            try forEachFingerprint { if $0.table == .trustedDevices { journal.removed.append($0) } }
+            try forEachFingerprint(in: [.trustedDevices] + SealedRowFingerprint.Table.sinceSyncSeal.filter { $0 != .syncClock }) { fingerprint, _ in
+                journal.removed.append(fingerprint)
+            }
         }
-        try db.execute(sql: "DELETE FROM sync_items; DELETE FROM sync_defaults; DELETE FROM trusted_devices; DELETE FROM device")
+        try db.execute(sql: "DELETE FROM sync_items; DELETE FROM sync_defaults; DELETE FROM trusted_devices; DELETE FROM device_identity")
     }
 
     // MARK: Writing
@@ -291,7 +321,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     func deleteAllCredentials() throws {
         if let journal {
-            try forEachFingerprint { if $0.table != .trustedDevices { journal.removed.append($0) } }
+            try forEachFingerprint(in: [.credentials, .defaultChoices]) { fingerprint, _ in journal.removed.append(fingerprint) }
             journal.retiredSecrets = true
         }
         try db.execute(sql: "DELETE FROM credentials; DELETE FROM default_choices")
@@ -359,57 +389,96 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     // MARK: Table seal
 
-    /// Each sealed table's fingerprint query: the row's key columns, then its tags (the last 16
-    /// bytes of each ciphertext: nonce ‖ ciphertext ‖ tag); and how many key columns lead.
-    private static func fingerprintSQL(_ table: SealedRowFingerprint.Table) -> (sql: String, keyColumns: Int32, columns: Int32) {
+    /// Each sealed table's fingerprint columns: the row's key columns, then its tags (the last 16
+    /// bytes of each ciphertext: nonce ‖ ciphertext ‖ tag, or, for the clock, which has no
+    /// ciphertext, its clear values), then whether the row is half of a synchronizable item
+    /// (see ``CredentialRepositoryReading/forEachFingerprint(in:_:)``).
+    private static func fingerprintSQL(_ table: SealedRowFingerprint.Table) -> (table: String, columns: String, keyColumns: Int32, fingerprintColumns: Int32, key: String) {
         switch table {
         case .credentials:
-            ("SELECT space_index, user_index, substr(sealed_space, -16), substr(sealed_credential, -16) FROM credentials", 2, 4)
+            ("credentials", "space_index, user_index, substr(sealed_space, -16), substr(sealed_credential, -16), persistence = 3", 2, 4,
+             "space_index = ? AND user_index = ?")
         case .defaultChoices:
-            ("SELECT space_index, user_index, substr(sealed_user, -16) FROM default_choices", 2, 3)
+            ("default_choices", "space_index, user_index, substr(sealed_user, -16), 0", 2, 3, "space_index = ?")
         case .trustedDevices:
-            ("SELECT key_index, substr(sealed_public_key, -16) FROM trusted_devices", 1, 2)
+            ("trusted_devices", "key_index, substr(sealed_public_key, -16), 0", 1, 2, "key_index = ?")
+        case .syncItems:
+            // The clear columns too (they are bound into the tag as well), so that an edit of
+            // them is seen when the store is opened, not only when the register is read.
+            ("sync_items", "space_index, user_index, substr(sealed_state, -16), deleted, wall, deleted = 0", 2, 5,
+             "space_index = ? AND user_index = ?")
+        case .syncDefaults:
+            ("sync_defaults", "space_index, substr(sealed_state, -16), 0", 1, 2, "space_index = ?")
+        case .device:
+            // One row (id = 1); its id and key are bound into the secret's tag, and taken as they are.
+            ("device_identity", "device_id, public_key, substr(sealed_secret_key, -16), 0", 0, 3, "1")
+        case .syncClock:
+            // One row (id = 1), no ciphertext: the reading itself is the fingerprint.
+            ("sync_clock", "wall, counter, 0", 0, 2, "1")
         }
     }
 
     private static func fingerprint(_ table: SealedRowFingerprint.Table, _ row: RawRow) -> SealedRowFingerprint {
         let shape = fingerprintSQL(table)
         var fingerprint = SealedRowFingerprint(table: table, key: [], tags: [])
-        for column in 0..<shape.columns {
-            if column < shape.keyColumns {
-                fingerprint.key += row.blob(column) ?? []
+        for column in 0..<shape.fingerprintColumns {
+            // A blob as it is, an integer as 8 big-endian bytes; any other type (which no writer
+            // stores) as a byte no blob or integer of the right size matches.
+            let bytes: [UInt8]
+            if let blob = row.blob(column) {
+                bytes = blob
+            } else if let integer = row.integer(column) {
+                bytes = withUnsafeBytes(of: integer.bigEndian) { Array($0) }
             } else {
-                fingerprint.tags += row.blob(column) ?? []
+                bytes = [0xFF]
+            }
+            if column < shape.keyColumns {
+                fingerprint.key += bytes
+            } else {
+                fingerprint.tags += bytes
             }
         }
         return fingerprint
     }
 
-    // One row's fingerprint query, by its primary key, spelled once (as the per-row statements above).
-    private static let credentialFingerprintSQL = fingerprintSQL(.credentials).sql + " WHERE space_index = ? AND user_index = ?"
-    private static let defaultChoiceFingerprintSQL = fingerprintSQL(.defaultChoices).sql + " WHERE space_index = ?"
-    private static let trustedDeviceFingerprintSQL = fingerprintSQL(.trustedDevices).sql + " WHERE key_index = ?"
+    // One row's fingerprint query, by its primary key, spelled once per table (as the per-row
+    // statements above): GRDB caches statements by their text.
+    private static let fingerprintByKeySQL: [SealedRowFingerprint.Table: String] = Dictionary(
+        uniqueKeysWithValues: SealedRowFingerprint.Table.allCases.map { table in
+            let shape = fingerprintSQL(table)
+            return (table, "SELECT \(shape.columns) FROM \(shape.table) WHERE \(shape.key)")
+        })
 
-    /// The fingerprint of the row of `table` with primary key `key`, if there is one.
+    /// The fingerprint of the row of `table` with primary key `key` (none for the one-row
+    /// tables), if there is one.
     private func fingerprint(_ table: SealedRowFingerprint.Table, _ key: [[UInt8]]) throws -> SealedRowFingerprint? {
-        let sql = switch table {
-        case .credentials: Self.credentialFingerprintSQL
-        case .defaultChoices: Self.defaultChoiceFingerprintSQL
-        case .trustedDevices: Self.trustedDeviceFingerprintSQL
-        }
         var result: SealedRowFingerprint?
-        try db.cachedStatement(sql: sql).forEachRawRow(binding: key) { row in
+        try db.cachedStatement(sql: Self.fingerprintByKeySQL[table]!).forEachRawRow(binding: key) { row in
             result = Self.fingerprint(table, row)
         }
         return result
     }
 
-    func forEachFingerprint(_ body: (SealedRowFingerprint) throws -> Void) throws {
-        for table in [SealedRowFingerprint.Table.credentials, .defaultChoices, .trustedDevices] {
-            try db.cachedStatement(sql: Self.fingerprintSQL(table).sql).forEachRawRow(binding: []) { row in
-                try body(Self.fingerprint(table, row))
+    func forEachFingerprint(in tables: [SealedRowFingerprint.Table], _ body: (SealedRowFingerprint, Bool) throws -> Void) throws {
+        for table in tables {
+            let shape = Self.fingerprintSQL(table)
+            try db.cachedStatement(sql: "SELECT \(shape.columns) FROM \(shape.table)").forEachRawRow(binding: []) { row in
+                try body(Self.fingerprint(table, row), row.int64(shape.fingerprintColumns) != 0)
             }
         }
+    }
+
+    func unpairedSyncItems() throws -> (credentials: [SealedCredential], registers: [SealedSyncItem]) {
+        let credentials = try Row.fetchAll(db, sql: """
+            SELECT \(Self.credentialColumns) FROM credentials AS c WHERE persistence = 3 AND NOT EXISTS
+                (SELECT 1 FROM sync_items AS s WHERE s.space_index = c.space_index AND s.user_index = c.user_index AND s.deleted = 0)
+            """).map(Self.credential)
+        var registers: [SealedSyncItem] = []
+        try db.cachedStatement(sql: """
+            SELECT \(Self.syncItemColumns) FROM sync_items AS s WHERE deleted = 0 AND NOT EXISTS
+                (SELECT 1 FROM credentials AS c WHERE c.space_index = s.space_index AND c.user_index = s.user_index AND c.persistence = 3)
+            """).forEachRawRow(binding: []) { registers.append(try Self.syncItem($0)) }
+        return (credentials, registers)
     }
 
     func tableSeal() throws -> TableSeal? {

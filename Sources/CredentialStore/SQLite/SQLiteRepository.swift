@@ -105,8 +105,10 @@ final class SQLiteRepository: CredentialRepository {
                 try db.inTransaction(.immediate) {
                     let applied = try Self.migrate(db, upTo: identifier)
                     if try Int.fetchOne(db, sql: "SELECT count(*) FROM store_header") == 0 {
+                        let journal = RowJournal()
                         try SQLiteAccess(db: db).initialize(header: header, slots: slots)
-                        try afterMigrating(applied, SQLiteAccess(db: db))
+                        try afterMigrating(applied, SQLiteAccess(db: db, journal: journal))
+                        try Self.expectFolded(journal)
                     }
                     return .commit
                 }
@@ -144,7 +146,11 @@ final class SQLiteRepository: CredentialRepository {
                 try db.inTransaction(.immediate) {
                     // Another process may have migrated meanwhile: only what is still pending runs.
                     let applied = try Self.migrate(db, upTo: identifier)
-                    if !applied.isEmpty { try afterMigrating(applied, SQLiteAccess(db: db)) }
+                    if !applied.isEmpty {
+                        let journal = RowJournal()
+                        try afterMigrating(applied, SQLiteAccess(db: db, journal: journal))
+                        try Self.expectFolded(journal)
+                    }
                     return .commit
                 }
             }
@@ -223,6 +229,7 @@ final class SQLiteRepository: CredentialRepository {
                 let journal = RowJournal()
                 try db.inTransaction(.immediate) {
                     result = try body(SQLiteAccess(db: db, journal: journal))
+                    try Self.expectFolded(journal)
                     return .commit
                 }
                 // Retired secrets leave the WAL now, or after the first write that finds no
@@ -236,6 +243,18 @@ final class SQLiteRepository: CredentialRepository {
                 afterCommit(result!)
                 return result!
             }
+        }
+    }
+
+    /// Refuses to commit a transaction that changed sealed rows without folding them into the
+    /// table seal (``TableSealing/fold(_:keys:storeID:)`` empties the journal): such a commit
+    /// would make the next open report tampering. A write path that forgot the fold fails here,
+    /// in its tests, rather than in a user's store.
+    private static func expectFolded(_ journal: RowJournal) throws {
+        guard journal.removed.isEmpty, journal.added.isEmpty else {
+            let tables = Set((journal.removed + journal.added).map { "\($0.table)" }).sorted().joined(separator: ", ")
+            throw CredentialStorageError(.io,
+                "a write changed sealed rows (\(tables)) without updating the table seal, and was rolled back; this is a bug in credstore, please report it")
         }
     }
 

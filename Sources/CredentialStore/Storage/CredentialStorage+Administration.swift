@@ -71,8 +71,10 @@ extension CredentialStorage {
         }
     }
 
-    /// Opens every row and default choice and checks each against its blind indexes, then runs
-    /// SQLite's integrity check.
+    /// Opens every row and default choice and checks each against its blind indexes; opens the
+    /// sync registers, sync defaults, trusted device keys and device identity, and checks that
+    /// synchronizable credentials and live sync registers pair up; checks the table seal and the
+    /// rollback anchor; then runs SQLite's integrity check.
     ///
     /// Faults are reported, not thrown, so one damaged row does not hide the others.
     /// - Throws: only when the store cannot be read at all.
@@ -104,6 +106,7 @@ extension CredentialStorage {
                 report.authenticationFailures += 1
             }
         }
+        try verifySyncState(keys: keys, into: &report)
         do {
             let recorded = anchor?.recordedGeneration()
             let seal = try repository.snapshotRead { try TableSealing.check($0, keys: keys, storeID: header.storeID) }
@@ -114,6 +117,40 @@ extension CredentialStorage {
         }
         report.problems += try repository.integrityProblems().map { "SQLite integrity check: \($0)" }
         return report
+    }
+
+    /// Opens every sync register, sync default, the device identity and every trusted key, and
+    /// checks that synchronizable credentials and live sync registers pair up, key for key.
+    private func verifySyncState(keys: StoreKeys, into report: inout VerificationReport) throws {
+        let (items, defaults, device, trusted, unpaired) = try repository.snapshotRead { reader in
+            (try reader.allSyncItems(), try reader.allSyncDefaults(), try reader.device(), try reader.allTrustedDevices(),
+             try reader.unpairedSyncItems())
+        }
+        func fail(_ problem: String) {
+            report.problems.append(problem)
+            report.authenticationFailures += 1
+        }
+        for (position, item) in items.enumerated() where (try? keys.open(item)) == nil {
+            fail("sync register \(position + 1) fails authentication: it was altered, or moved from another row")
+        }
+        for (position, choice) in defaults.enumerated() where (try? keys.open(choice)) == nil {
+            fail("sync default \(position + 1) fails authentication")
+        }
+        if let device, (try? keys.openDeviceSecret(device)) == nil {
+            fail("the device identity fails authentication")
+        }
+        for (position, entry) in trusted.enumerated() {
+            guard let key = keys.openTrustedKey(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey), keys.trustedKeyIndex(key) == entry.keyIndex else {
+                fail("trusted device \(position + 1) fails authentication")
+                continue
+            }
+        }
+        if !unpaired.credentials.isEmpty {
+            fail("\(unpaired.credentials.count) synchronizable credential(s) without a live sync register: a merge would let any older value win")
+        }
+        if !unpaired.registers.isEmpty {
+            fail("\(unpaired.registers.count) live sync register(s) without their synchronizable credential")
+        }
     }
 
     /// Whether the store is unlocked by a passphrase (rather than a key file).

@@ -16,6 +16,9 @@
 enum TableSealing {
     /// The migration that adds the seal's table.
     static let migration = "0004_table_seal"
+    /// The migration after which the seal covers the sync state too (registers, defaults, device
+    /// identity, clock).
+    static let syncMigration = "0007_sync_state_sealed"
     static let digestBytes = 16
 
     static func tampered(_ detail: String) -> CredentialStorageError {
@@ -28,15 +31,56 @@ enum TableSealing {
         sealed(generation: 0, rowCount: 0, digest: [UInt8](repeating: 0, count: digestBytes), keys: keys, storeID: storeID)
     }
 
-    /// The seal of the rows as they are now.
-    static func compute(_ reader: any CredentialRepositoryReading, keys: StoreKeys, storeID: [UInt8], generation: Int64) throws -> TableSeal {
-        var digest = [UInt8](repeating: 0, count: digestBytes)
+    /// The seal of the rows as they are now, over `tables` (all of them, unless a test stopped
+    /// the migrations early).
+    static func compute(
+        _ reader: any CredentialRepositoryReading, keys: StoreKeys, storeID: [UInt8], generation: Int64,
+        tables: [SealedRowFingerprint.Table] = SealedRowFingerprint.Table.allCases
+    ) throws -> TableSeal {
+        try scan(reader, keys: keys, tables: tables).seal(generation: generation, keys: keys, storeID: storeID)
+    }
+
+    /// What one pass over the rows finds: the seal's digest and count, and whether the
+    /// synchronizable credentials and the live sync registers pair up.
+    private struct Scan {
+        var digest = [UInt8](repeating: 0, count: TableSealing.digestBytes)
         var count: Int64 = 0
-        try reader.forEachFingerprint { fingerprint in
-            xor(&digest, contribution(fingerprint, keys: keys))
-            count += 1
+        /// XOR of the keys (space and user index) of the synchronizable credentials, and of the
+        /// live registers.
+        var synchronizableCredentials = [UInt8](repeating: 0, count: 32)
+        var liveRegisters = [UInt8](repeating: 0, count: 32)
+        var synchronizableCredentialCount = 0
+        var liveRegisterCount = 0
+
+        func seal(generation: Int64, keys: StoreKeys, storeID: [UInt8]) -> TableSeal {
+            TableSealing.sealed(generation: generation, rowCount: count, digest: digest, keys: keys, storeID: storeID)
         }
-        return sealed(generation: generation, rowCount: count, digest: digest, keys: keys, storeID: storeID)
+    }
+
+    private static func scan(_ reader: any CredentialRepositoryReading, keys: StoreKeys, tables: [SealedRowFingerprint.Table]) throws -> Scan {
+        var scan = Scan()
+        try reader.forEachFingerprint(in: tables) { fingerprint, synchronizableItem in
+            xor(&scan.digest, contribution(fingerprint, keys: keys))
+            scan.count += 1
+            guard synchronizableItem else { return }
+            // The keys themselves, unhashed: this compares two sets that the digest above already
+            // authenticates, so someone without the key cannot make them differ unnoticed, and an
+            // inconsistency written with the key (a bug, an older version) is not chosen to cancel
+            // out. Only the count and the XOR are kept, however many items there are.
+            if fingerprint.table == .credentials {
+                fold(&scan.synchronizableCredentials, fingerprint.key)
+                scan.synchronizableCredentialCount += 1
+            } else {
+                fold(&scan.liveRegisters, fingerprint.key)
+                scan.liveRegisterCount += 1
+            }
+        }
+        return scan
+    }
+
+    static func unpaired(_ detail: String) -> CredentialStorageError {
+        CredentialStorageError(.tamperDetected,
+            "the store's synchronizable credentials and their sync registers do not pair up (\(detail)): sync state was deleted or restored from an older copy; restore the store from a backup")
     }
 
     /// The stored seal, its MAC checked; `tamperDetected` when it is missing or forged.
@@ -49,15 +93,23 @@ enum TableSealing {
         return seal
     }
 
-    /// Checks the stored seal against every row; returns it.
+    /// Checks the stored seal against every row, and that every synchronizable credential has a
+    /// live sync register and every live register a synchronizable credential; returns the seal.
     @discardableResult
     static func check(_ reader: any CredentialRepositoryReading, keys: StoreKeys, storeID: [UInt8]) throws -> TableSeal {
         let seal = try stored(reader, keys: keys, storeID: storeID)
-        let actual = try compute(reader, keys: keys, storeID: storeID, generation: seal.generation)
-        guard actual.rowCount == seal.rowCount else {
-            throw tampered("\(seal.rowCount) rows sealed, \(actual.rowCount) present")
+        let actual = try scan(reader, keys: keys, tables: SealedRowFingerprint.Table.allCases)
+        guard actual.count == seal.rowCount else {
+            throw tampered("\(seal.rowCount) rows sealed, \(actual.count) present")
         }
         guard Sodium.constantTimeEquals(actual.digest, seal.digest) else { throw tampered("the rows differ from those sealed") }
+        // A sound seal over an unpaired state: only a writer with the keys could make it (a bug,
+        // or a process of a version before migration 0007); a merge would read it wrongly all the same.
+        guard actual.synchronizableCredentialCount == actual.liveRegisterCount,
+              Sodium.constantTimeEquals(actual.synchronizableCredentials, actual.liveRegisters)
+        else {
+            throw unpaired("\(actual.synchronizableCredentialCount) synchronizable credentials, \(actual.liveRegisterCount) live registers")
+        }
         return seal
     }
 
@@ -77,6 +129,108 @@ enum TableSealing {
         return seal.generation + 1
     }
 
+    // MARK: Migrations
+
+    /// What the migrations that involve the seal need done with the keys, in their transaction:
+    /// 0004 seals the rows there are; 0007 brings the sync state under the existing seal.
+    static func afterMigrating(_ applied: [String], _ writer: any CredentialRepositoryWriting, keys: StoreKeys, storeID: [UInt8]) throws {
+        let coversSync = applied.contains(syncMigration)
+        if coversSync { try pairLegacySyncItems(writer, keys: keys) }
+        if applied.contains(migration) {
+            // No seal before: one over every row now there (all tables, or, for a test that
+            // stopped before 0007, those 0004 covered).
+            _ = writer.takeRowChanges()
+            let tables = coversSync ? SealedRowFingerprint.Table.allCases : SealedRowFingerprint.Table.sinceTableSeal
+            try writer.setTableSeal(compute(writer, keys: keys, storeID: storeID, generation: 0, tables: tables))
+        } else if coversSync {
+            try extend(writer, keys: keys, storeID: storeID, to: SealedRowFingerprint.Table.sinceSyncSeal)
+        }
+    }
+
+    /// Folds every row of `tables`, which the seal did not cover, into it, one generation on. It
+    /// never recomputes the tables already covered, so rows deleted or restored there before the
+    /// migration stay detected; a seal that does not authenticate is left as it is, for the check
+    /// that follows to report.
+    private static func extend(
+        _ writer: any CredentialRepositoryWriting, keys: StoreKeys, storeID: [UInt8], to tables: [SealedRowFingerprint.Table]
+    ) throws {
+        // Whatever the repair wrote is in those tables, and is folded in whole below.
+        let repaired = writer.takeRowChanges()
+        precondition((repaired.removed + repaired.added).allSatisfy { tables.contains($0.table) })
+        let seal: TableSeal
+        do {
+            seal = try stored(writer, keys: keys, storeID: storeID)
+        } catch CredentialStorageError.Code.tamperDetected {
+            return
+        }
+        var digest = seal.digest
+        var count = seal.rowCount
+        try writer.forEachFingerprint(in: tables) { fingerprint, _ in
+            xor(&digest, contribution(fingerprint, keys: keys))
+            count += 1
+        }
+        try writer.setTableSeal(sealed(generation: seal.generation + 1, rowCount: count, digest: digest, keys: keys, storeID: storeID))
+    }
+
+    /// Before 0007 nothing checked that synchronizable credentials and live registers pair up,
+    /// and a store used before sync existed (migration 0003) holds synchronizable credentials
+    /// without any register. Once, when the seal starts to cover them: a credential without a
+    /// live register gets one, with a fresh clock reading (it is this machine's current value,
+    /// and is sent on the next export); a live register without its credential becomes a
+    /// tombstone with its own reading, which deletes nothing newer anywhere.
+    private static func pairLegacySyncItems(_ writer: any CredentialRepositoryWriting, keys: StoreKeys) throws {
+        let (credentials, registers) = try writer.unpairedSyncItems()
+        let ledger = SyncLedger(transaction: writer, keys: keys)
+        for row in credentials {
+            let (space, credential) = try keys.openAll(row)
+            try ledger.record(
+                SyncItemState(space: space, user: credential.user, stamp: try ledger.tick(), deleted: false),
+                spaceIndex: row.spaceIndex, userIndex: row.userIndex)
+        }
+        for register in registers {
+            var state = try keys.open(register)
+            state.deleted = true
+            try ledger.record(state, spaceIndex: register.spaceIndex, userIndex: register.userIndex)
+        }
+    }
+
+    // MARK: Coverage
+
+    /// How a table of the schema is protected against deletion, editing and older copies of its
+    /// rows. Every table the migrations create is listed in ``schemaCoverage``; a test compares
+    /// the list with the live schema, so a new table or column cannot go in without a decision.
+    enum Coverage {
+        /// Every row is in the seal; each of `columns` is part of the row's fingerprint (key or
+        /// clear value) or bound into the associated data of a ciphertext whose tag is.
+        case sealed(SealedRowFingerprint.Table, columns: Set<String>)
+        /// Outside the seal, for `reason`: authenticated otherwise, or unable to change any
+        /// answer, merge or trust decision.
+        case outside(reason: String)
+    }
+
+    static let schemaCoverage: [String: Coverage] = [
+        "credentials": .sealed(.credentials, columns: [
+            "space_index", "user_index", "origin_index", "persistence", "created", "modified", "sealed_space", "sealed_credential"]),
+        "default_choices": .sealed(.defaultChoices, columns: ["space_index", "user_index", "sealed_user"]),
+        "trusted_devices": .sealed(.trustedDevices, columns: ["key_index", "sealed_public_key"]),
+        "sync_items": .sealed(.syncItems, columns: ["space_index", "user_index", "deleted", "wall", "sealed_state"]),
+        "sync_defaults": .sealed(.syncDefaults, columns: ["space_index", "sealed_state"]),
+        "device_identity": .sealed(.device, columns: ["id", "device_id", "public_key", "sealed_secret_key"]),
+        "sync_clock": .sealed(.syncClock, columns: ["id", "wall", "counter"]),
+        "table_seal": .outside(reason:
+            "the seal itself: its generation, count and digest are under a keyed MAC with the store id; an older copy of it matches no other set of rows, and a whole-store rollback is the rollback anchor's"),
+        "store_header": .outside(reason:
+            "format, store id and key generation are associated data of every key slot, so an edit or older copy fails the unwrap; `created` is shown nowhere and decides nothing"),
+        "key_slots": .outside(reason:
+            "each slot is authenticated by its commitment and AEAD under its own key-encryption key, bound to the header; an older slot wraps either the same root key (no answer changes) or a retired one (the rows do not open)"),
+        "change_entries": .outside(reason:
+            "the change log only announces changes to watchers; each entry is sealed with its sequence number, writer and pid; no answer, merge or trust decision reads it"),
+        "change_log": .outside(reason:
+            "the change log before migration 0006, kept for a process of the previous version; nothing of this version reads it"),
+        "schema_migrations": .outside(reason:
+            "the migration history: a deleted, edited or foreign identifier makes opening fail (a migration re-run on an existing table, or an unknown step); it holds no data"),
+    ]
+
     // MARK: Arithmetic
 
     private static func contribution(_ fingerprint: SealedRowFingerprint, keys: StoreKeys) -> [UInt8] {
@@ -87,11 +241,16 @@ enum TableSealing {
         return keys.tableSealHash(message, outputBytes: digestBytes)
     }
 
-    private static func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
+    /// XORs `bytes` into `accumulator`, wrapping around.
+    private static func fold(_ accumulator: inout [UInt8], _ bytes: [UInt8]) {
+        for (offset, byte) in bytes.enumerated() { accumulator[offset % accumulator.count] ^= byte }
+    }
+
+    fileprivate static func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
         for index in 0..<digestBytes { digest[index] ^= other[index] }
     }
 
-    private static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeys, storeID: [UInt8]) -> TableSeal {
+    fileprivate static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeys, storeID: [UInt8]) -> TableSeal {
         TableSeal(generation: generation, rowCount: rowCount, digest: digest,
                   mac: mac(generation: generation, rowCount: rowCount, digest: digest, keys: keys, storeID: storeID))
     }
@@ -122,5 +281,29 @@ extension SealedRowFingerprint {
 
     init(trustedKeyIndex: [UInt8], sealedPublicKey: [UInt8]) {
         self.init(table: .trustedDevices, key: trustedKeyIndex, tags: Self.tag(sealedPublicKey))
+    }
+
+    /// With its clear columns as `SQLiteAccess` reads integers (8 bytes, big-endian).
+    init(_ item: SealedSyncItem) {
+        self.init(table: .syncItems, key: item.spaceIndex + item.userIndex,
+                  tags: Self.tag(item.sealedState) + Self.bigEndian(item.deleted ? 1 : 0) + Self.bigEndian(item.wall))
+    }
+
+    init(_ choice: SealedSyncDefault) {
+        self.init(table: .syncDefaults, key: choice.spaceIndex, tags: Self.tag(choice.sealedState))
+    }
+
+    init(_ device: SealedDevice) {
+        self.init(table: .device, key: [], tags: device.deviceID + device.publicKey + Self.tag(device.sealedSecretKey))
+    }
+
+    /// The clock has no ciphertext: its reading.
+    init(syncClockWall wall: Int64, counter: Int64) {
+        self.init(table: .syncClock, key: [], tags: Self.bigEndian(wall) + Self.bigEndian(counter))
+    }
+
+    /// An integer column as `SQLiteAccess` puts it in a fingerprint.
+    private static func bigEndian(_ value: Int64) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
     }
 }

@@ -107,11 +107,16 @@ extension CredentialStorage {
         case .recipients(let texts): bundleProtection = .recipients(try texts.map(DeviceIdentity.publicKey(fromText:)))
         }
         let device = try deviceIdentity()
-        _ = try followRekey()
-        let keys = keys
-        let contents = try repository.write { transaction -> BundleContents in
-            let ledger = SyncLedger(transaction: transaction, keys: keys)
-            try ledger.dropExpiredTombstones()
+        // Through `mutate`: the expiry of old tombstones is folded into the table seal.
+        let contents = try mutate { mutation -> BundleContents in
+            let (transaction, keys) = (mutation.transaction, mutation.keys)
+            try mutation.ledger.dropExpiredTombstones()
+            // A synchronizable credential without a live register would silently stay home, and a
+            // live register without its credential would send nothing: either is tampering.
+            let unpaired = try transaction.unpairedSyncItems()
+            guard unpaired.credentials.isEmpty, unpaired.registers.isEmpty else {
+                throw TableSealing.unpaired("\(unpaired.credentials.count) credentials without a register, \(unpaired.registers.count) registers without a credential")
+            }
             var items: [BundleItem] = []
             for sealed in try transaction.allSyncItems() {
                 let state = try keys.open(sealed)
@@ -119,7 +124,7 @@ extension CredentialStorage {
                 if !state.deleted {
                     guard let row = try transaction.credential(space: sealed.spaceIndex, user: sealed.userIndex),
                           row.persistence == .synchronizable
-                    else { continue }
+                    else { throw TableSealing.unpaired("a live register without its credential") }
                     password = try keys.openCredential(row).password
                 }
                 items.append(BundleItem(space: state.space, user: state.user, stamp: state.stamp, password: password))
@@ -241,13 +246,14 @@ extension CredentialStorage {
         }
     }
 
-    /// This store's device identity, created (in its own transaction) on first need.
+    /// This store's device identity, created (in its own transaction, folded into the table
+    /// seal) on first need.
     func deviceIdentity() throws -> DeviceIdentity {
         _ = try followRekey()
         let keys = keys
         if let sealed = try repository.read({ try $0.device() }) {
             return DeviceIdentity(deviceID: sealed.deviceID, publicKey: sealed.publicKey, secretKey: try keys.openDeviceSecret(sealed))
         }
-        return try repository.write { try SyncLedger(transaction: $0, keys: keys).device() }
+        return try mutate { try $0.ledger.device() }
     }
 }

@@ -14,15 +14,25 @@ extension Mutation {
     /// replaces the local one. Imports never elect a default by themselves: defaults arrive as
     /// their own registers, so every machine ends with the same choice.
     ///
+    /// A missing register is "older than anything" only when there is no synchronizable
+    /// credential either: a synchronizable credential always has a live register, and a live
+    /// register always its synchronizable credential, and a store where one lacks the other was
+    /// tampered with (`tamperDetected`): merging would let any older value win.
+    ///
     /// `spaceIndex` and `userIndex` are the item's blind indexes, which an import computes up front.
     mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8], userIndex: [UInt8]) throws -> ItemOutcome {
         let ledger = ledger
         let space = remote.space
-        if let local = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex), local.stamp >= remote.stamp { return .unchanged }
+        let local = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex)
+        let row = try transaction.credential(space: spaceIndex, user: userIndex)
+        let live = local.map { !$0.deleted } ?? false
+        guard live == (row?.persistence == .synchronizable) else {
+            throw TableSealing.unpaired(live ? "a live register without its credential" : "a synchronizable credential without a live register")
+        }
+        if let local, local.stamp >= remote.stamp { return .unchanged }
         try ledger.record(
             SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil),
             spaceIndex: spaceIndex, userIndex: userIndex)
-        let row = try transaction.credential(space: spaceIndex, user: userIndex)
 
         guard let password = remote.password else {
             // A deletion removes only what sync put here: never a credential kept outside sync.

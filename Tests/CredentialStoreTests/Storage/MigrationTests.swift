@@ -28,6 +28,8 @@ import Testing
                         in: space, spaceIndex: spaceIndex, created: 1, modified: 1))
                 }
                 try writer.setDefaultChoice(opened.keys.sealDefault(user: "bob", spaceIndex: spaceIndex))
+                // The first release had no table seal to fold these rows into.
+                _ = writer.takeRowChanges()
             }
         }
 
@@ -61,5 +63,80 @@ import Testing
             try $0.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES ('9999_from_the_future')")
         }
         expectError(.unsupportedFormatVersion) { try store.open() }
+    }
+}
+
+/// Migration 0007: a store whose seal covered credentials, default choices and trusted devices
+/// gets its sync state folded in, without a recomputation that would launder earlier tampering.
+@Suite struct SyncStateSealMigrationTests {
+    let store = try! TemporaryStore()
+    let space = Fixture.space(realm: "Synced")
+    static let before = "0006_change_log_by_transaction"
+
+    /// Makes the store as version 0006 left it: credentials and defaults folded into the seal,
+    /// sync registers, clock and device outside it. Among the registers, what 0006 tolerated: a
+    /// synchronizable credential stored before sync existed (no register), and a live register
+    /// whose credential is gone.
+    private func makeVersion6Store(tamperedCredentials: Bool = false) throws -> (opened: StoreOpener.Opened, stamp: HybridTimestamp) {
+        let opened = try StoreOpener.open(
+            databaseURL: store.databaseURL, key: .keyFile(store.keyFileURL), logger: Logger(label: "test"), migrateUpTo: Self.before)
+        let keys = opened.keys
+        let deviceID = Sodium.randomBytes(DeviceIdentity.idBytes)
+        let (publicKey, secretKey) = try Sodium.signingKeyPair()
+        let stamp = HybridTimestamp(wall: Mutation.now() - 60_000, counter: 3, device: deviceID)
+        try opened.repository.write { writer in
+            let spaceIndex = keys.spaceIndex(space)
+            for (user, persistence) in [("perm", Persistence.permanent), ("carol", .synchronizable), ("legacy", .synchronizable)] {
+                try writer.upsert(keys.seal(Credential(user: user, password: "\(user)-pw", persistence: persistence),
+                                            in: space, spaceIndex: spaceIndex, created: 1, modified: 1))
+            }
+            try writer.setDefaultChoice(keys.sealDefault(user: "carol", spaceIndex: spaceIndex))
+            try TableSealing.fold(writer, keys: keys, storeID: opened.header.storeID)
+            // Version 0006 wrote these outside the seal.
+            try writer.setSyncClock(wall: stamp.wall, counter: stamp.counter)
+            try writer.upsertSyncItem(keys.seal(SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false)))
+            try writer.upsertSyncItem(keys.seal(SyncItemState(space: space, user: "orphan", stamp: stamp, deleted: false)))
+            try writer.upsertSyncItem(keys.seal(SyncItemState(space: space, user: "gone", stamp: stamp, deleted: true)))
+            try writer.upsertSyncDefault(keys.seal(SyncDefaultState(space: space, user: "carol", stamp: stamp)))
+            _ = writer.takeRowChanges()
+        }
+        try store.rawDatabase().write { db in
+            try db.execute(sql: "INSERT INTO device (id, device_id, public_key, sealed_secret_key) VALUES (1, ?, ?, ?)", arguments: [
+                Data(deviceID), Data(publicKey), Data(keys.sealDeviceSecret(secretKey, deviceID: deviceID, publicKey: publicKey)),
+            ])
+            if tamperedCredentials { try db.execute(sql: "DELETE FROM default_choices") }
+        }
+        return (opened, stamp)
+    }
+
+    @Test func aVersion6StoreMigratesWithItsSyncStateSealedAndPaired() throws {
+        let stamp = try makeVersion6Store().stamp
+        let storage = try store.open()
+        #expect(try storage.verify().isSound)
+        #expect(try storage.deviceID == stamp.device.map { String(format: "%02x", $0) }.joined(), "the device identity survives the rename")
+        // The synchronizable credential stored before sync existed now has a live register, newer
+        // than anything before the migration, so it is exported; the register left without its
+        // credential is a tombstone with its own reading, which deletes nothing newer elsewhere.
+        let legacy = try #require(try syncRegister(storage, space, "legacy"))
+        #expect(!legacy.deleted && legacy.stamp > stamp)
+        let orphan = try #require(try syncRegister(storage, space, "orphan"))
+        #expect(orphan.deleted && orphan.stamp == stamp)
+        #expect(try syncRegister(storage, space, "carol") == SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false))
+        let peer = try SyncPeer()
+        try storage.trustDevice(try peer.publicKey)
+        try peer.storage.trustDevice(try storage.devicePublicKey)
+        let bundle = peer.file("from-migrated.csbundle")
+        try storage.exportSynchronizable(to: bundle, protection: .recipients([try peer.publicKey]))
+        #expect(try peer.storage.importBundle(from: bundle) == ImportReport(added: 2, unchanged: 2))
+        #expect(try peer.storage.credentials(for: space).mapValues(\.password) == ["carol": "carol-pw", "legacy": "legacy-pw"])
+        // And it keeps working: a write, a reopen.
+        try storage.set(Credential(user: "carol", password: "carol-2", persistence: .synchronizable), for: space)
+        #expect(try store.open().verify().isSound)
+    }
+
+    @Test func tamperingBeforeTheMigrationStaysDetected() throws {
+        _ = try makeVersion6Store(tamperedCredentials: true)
+        expectError(.tamperDetected) { try store.open() }
+        #expect(try !store.open(integrityCheck: .deferredToVerify).verify().isSound)
     }
 }

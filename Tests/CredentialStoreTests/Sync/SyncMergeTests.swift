@@ -100,6 +100,8 @@ import Testing
         #expect(users == ["gone-recently", "keeper"], "the expired tombstone is dropped, the other kept")
         #expect(try syncRegister(b, space, "gone-long-ago") == nil)
         #expect(try syncRegister(b, space, "gone-recently")?.deleted == true)
+        #expect(try b.verify().isSound, "the expiry is folded into the table seal")
+        #expect(throws: Never.self) { try desktop.folder.open() }
     }
 
     @Test func theSameServerSpelledDifferentlyIsOneItem() throws {

@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import Testing
+@testable import CredentialStore
+
+/// Issue 12, finding 1: the sync state (registers, sync defaults, clock, device identity) was
+/// outside the table seal, and a merge took a missing local register for "older than anything".
+/// Deleting registers with plain SQL then let an older bundle bring back an old password or a
+/// removed credential. Now the deletion is refused when the store opens and by `verify()`, and a
+/// store opened before it refuses to merge over the gap.
+@Suite struct SyncStateSealTests {
+    let laptop: SyncPeer
+    let desktop: SyncPeer
+    let space = Fixture.space(realm: "API")
+
+    init() throws {
+        laptop = try SyncPeer()
+        desktop = try SyncPeer()
+        try trust([laptop, desktop], [laptop, desktop])
+    }
+
+    private func sync(_ user: String, _ password: String) -> Credential {
+        Credential(user: user, password: password, persistence: .synchronizable)
+    }
+
+    /// Plain SQL on the store's file, as someone with write access to its folder and no key runs
+    /// it (the store may be open in another process meanwhile).
+    private func attack(_ peer: SyncPeer, _ sql: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        try DatabaseQueue(path: peer.folder.databaseURL.path, configuration: configuration).write { try $0.execute(sql: sql) }
+    }
+
+    /// Refused on open, reported by verify.
+    private func expectRefused(_ peer: SyncPeer, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        expectError(.tamperDetected, sourceLocation: sourceLocation) { try peer.folder.open() }
+        let report = try peer.folder.open(integrityCheck: .deferredToVerify).verify()
+        #expect(!report.isSound && report.authenticationFailures > 0, "\(report.problems)", sourceLocation: sourceLocation)
+    }
+
+    @Test func deletedRegistersOfLiveItemsAreRefusedAndAnOlderPasswordNeverComesBack() throws {
+        let a = laptop.storage, b = desktop.storage
+        try a.set(sync("alice", "old-password"), for: space)
+        try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
+        let stale = try desktop.export(to: [laptop, desktop])
+        usleep(5_000)
+        try a.set(sync("alice", "new-password"), for: space)
+        let newest = try laptop.export(to: [desktop])
+
+        try attack(laptop, "DELETE FROM sync_items")
+        try expectRefused(laptop)
+        // The instance opened before the deletion does not merge over it either.
+        expectError(.tamperDetected) { try a.importBundle(from: stale) }
+        expectError(.tamperDetected) { try a.exportSynchronizable(to: laptop.file("out.csbundle"), protection: .recipients([try desktop.publicKey])) }
+        #expect(try a.credentials(for: space)["alice"]?.password == "new-password")
+        // Nor does a one-lookup open, which checks rows but not the whole set.
+        let quick = try laptop.folder.open(integrityCheck: .rowsOnly)
+        expectError(.tamperDetected) { try quick.importBundle(from: stale) }
+        #expect(try quick.defaultCredential(for: space)?.password == "new-password")
+
+        // The other machine still gets the newest value from the bundle written before the attack.
+        try b.importBundle(from: newest)
+        #expect(try b.credentials(for: space)["alice"]?.password == "new-password")
+        try b.importBundle(from: stale)
+        #expect(try b.credentials(for: space)["alice"]?.password == "new-password")
+    }
+
+    @Test func deletedTombstonesAreRefusedAndARemovedCredentialNeverComesBack() throws {
+        let a = laptop.storage
+        try a.set(sync("keeper", "k"), for: space)
+        try a.set(sync("bob", "b"), for: space)
+        try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
+        let stale = try desktop.export(to: [laptop])
+        usleep(5_000)
+        try a.remove(sync("bob", ""), for: space, options: .removeSynchronizable)
+
+        try attack(laptop, "DELETE FROM sync_items WHERE deleted = 1")
+        try expectRefused(laptop)
+        // Replaying the older bundle needs the store opened, which refuses.
+        expectError(.tamperDetected) { try laptop.folder.open().importBundle(from: stale) }
+        #expect(try laptop.folder.open(integrityCheck: .rowsOnly).credentials(for: space).keys.sorted() == ["keeper"])
+    }
+
+    @Test func aRegisterWithoutItsCredentialIsRefusedByTheMerge() throws {
+        let a = laptop.storage
+        try a.set(sync("alice", "pw"), for: space)
+        let stale = try laptop.export(to: [laptop])
+        // The credential row gone, its live register left (the seal sees this too).
+        try attack(laptop, "DELETE FROM credentials")
+        try expectRefused(laptop)
+        expectError(.tamperDetected) { try a.importBundle(from: stale) }
+    }
+
+    @Test(arguments: [
+        "UPDATE sync_clock SET counter = counter + 1",
+        "UPDATE sync_clock SET wall = wall - 1000",
+        "DELETE FROM sync_clock",
+        "DELETE FROM sync_defaults",
+        "DELETE FROM device_identity",
+        "UPDATE sync_items SET wall = wall + 1",
+    ])
+    func everyPartOfTheSyncStateIsUnderTheSeal(edit: String) throws {
+        let a = laptop.storage
+        try a.set(sync("alice", "pw"), for: space)
+        try a.set(sync("bob", "pw"), for: space)
+        try a.setDefaultCredential(sync("bob", "pw"), for: space)
+        try attack(laptop, edit)
+        try expectRefused(laptop)
+    }
+
+    @Test func theSealFollowsEverySyncWrite() throws {
+        let a = laptop.storage, b = desktop.storage
+        try a.set(sync("alice", "a1"), for: space)
+        try a.set(sync("bob", "b1"), for: space)
+        try a.setDefaultCredential(sync("bob", "b1"), for: space)
+        try b.importBundle(from: try laptop.export(to: [desktop]))
+        try b.set(sync("alice", "a2"), for: space)
+        try b.remove(sync("bob", ""), for: space, options: .removeSynchronizable)
+        try a.importBundle(from: try desktop.export(to: [laptop]))
+        try a.rekey()
+        try a.set(Fixture.credential("alice", "now-permanent"), for: space)
+        for peer in [laptop, desktop] {
+            #expect(throws: Never.self) { try peer.folder.open() }
+            #expect(try peer.folder.open().verify().isSound)
+        }
+        // A device identity made on first need, in its own transaction, is folded in too.
+        let fresh = try TemporaryStore()
+        _ = try fresh.open().deviceID
+        #expect(throws: Never.self) { try fresh.open() }
+    }
+}
