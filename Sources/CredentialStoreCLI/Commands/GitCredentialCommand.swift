@@ -52,14 +52,14 @@ struct GitCredentialCommand: ParsableCommand {
 
 /// What git sent on standard input: one `key=value` per line, ended by a blank line or the end.
 package struct GitCredentialRequest: Equatable {
-    var `protocol`: String?
-    var host: String?
-    var path: String?
-    var username: String?
-    var password: String?
-    var passwordExpiry: Int64?
-    var refreshToken: String?
-    var wwwAuthenticate: [String] = []
+    package var `protocol`: String?
+    package var host: String?
+    package var path: String?
+    package var username: String?
+    package var password: String?
+    package var passwordExpiry: Int64?
+    package var refreshToken: String?
+    package var wwwAuthenticate: [String] = []
 
     /// Reads the request; unknown keys (`capability[]`, `state[]`, `ephemeral` …) are ignored.
     package static func read(from input: any SecretInput) throws -> GitCredentialRequest {
@@ -75,7 +75,7 @@ package struct GitCredentialRequest: Equatable {
     /// early, and git takes what follows as more fields (`host=`, `username=`, `quit=1`).
     ///
     /// - Throws: a data error (65), and nothing is written, when a value would break its line.
-    static func answer(_ credential: Credential, _ extras: GitCredentialExtras) throws -> String {
+    package static func answer(_ credential: Credential, _ extras: GitCredentialExtras) throws -> String {
         var fields = [("username", credential.user), ("password", credential.password)]
         if let expiry = extras.expiry { fields.append(("password_expiry_utc", String(expiry))) }
         if let token = extras.refreshToken { fields.append(("oauth_refresh_token", token)) }
@@ -208,9 +208,15 @@ package struct GitCredentialRequest: Equatable {
 /// They live in a companion credential: same host and port, protocol `git-credential-meta+PROTO`
 /// (a separate origin, so it never joins a best match), the same realm and user, and the values
 /// encoded in its password as `password_expiry_utc=…` and `oauth_refresh_token=…` lines.
-struct GitCredentialExtras: Equatable {
-    var expiry: Int64?
-    var refreshToken: String?
+package struct GitCredentialExtras: Equatable {
+    package var expiry: Int64?
+    package var refreshToken: String?
+
+    /// The values git sent, or none.
+    package init(expiry: Int64? = nil, refreshToken: String? = nil) {
+        self.expiry = expiry
+        self.refreshToken = refreshToken
+    }
 
     /// The companion space of `space`.
     static func companion(of space: ProtectionSpace) -> ProtectionSpace {
@@ -226,7 +232,7 @@ struct GitCredentialExtras: Equatable {
     /// The values of a companion's password: `key=value` pairs joined by `&`, each value
     /// percent-encoded, so the password holds no line break (which the store refuses); or, as
     /// versions before 0.2 wrote it, one `key=value` per line.
-    static func decode(_ encoded: String) -> GitCredentialExtras {
+    package static func decode(_ encoded: String) -> GitCredentialExtras {
         var extras = GitCredentialExtras()
         // Scalars, not Characters: a legacy value ending in CR would fuse with its line's LF.
         let legacy = encoded.unicodeScalars.contains("\n")
@@ -244,7 +250,7 @@ struct GitCredentialExtras: Equatable {
     }
 
     /// The companion's password for these values (see ``decode(_:)``); empty when there are none.
-    func encode() -> String {
+    package func encode() -> String {
         // Only unreserved characters stay as they are: `&`, `=`, `%` and every control are encoded.
         let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         var pairs: [String] = []
