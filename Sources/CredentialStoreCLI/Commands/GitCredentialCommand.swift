@@ -157,7 +157,7 @@ package struct GitCredentialRequest: Equatable {
         }.map(\.space))
         guard spaces.count <= 1 else {
             // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
-            console.errors.write("credstore: \(space.host) has credentials in several realms; set credential.useHttpPath or remove the extra ones (see `credstore list`)\n")
+            console.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms; set credential.useHttpPath or remove the extra ones (see `credstore list`)\n")
             return nil
         }
         guard let only = spaces.first, let found = try lookUp(in: storage, space: only) else { return nil }
