@@ -231,7 +231,7 @@ package struct GitCredentialExtras: Equatable {
 
     /// The values of a companion's password: `key=value` pairs joined by `&`, each value
     /// percent-encoded, so the password holds no line break (which the store refuses); or, as
-    /// versions before 0.2 wrote it, one `key=value` per line.
+    /// earlier versions wrote it, one `key=value` per line.
     package static func decode(_ encoded: String) -> GitCredentialExtras {
         var extras = GitCredentialExtras()
         // Scalars, not Characters: a legacy value ending in CR would fuse with its line's LF.

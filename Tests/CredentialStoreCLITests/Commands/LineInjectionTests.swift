@@ -43,6 +43,17 @@ struct LineInjectionTests {
         #expect(good.stdout == "protocol=https\nhost=good.example.com\nusername=bob\npassword=fine\n")
     }
 
+    @Test func addRefusesALineBreakingPasswordOrUser() throws {
+        let sandbox = try Sandbox()
+        // A password file with CRLF line endings: the CR would have become part of the password.
+        let crlf = try sandbox.run(["add", "https://api.example.com", "--user", "alice"] + sandbox.storeArguments, stdin: "pw\r\n")
+        #expect(crlf.status == 65)
+        #expect(crlf.stderrIsOneErrorLine)
+        let user = try sandbox.run(["add", "https://api.example.com", "--user", "alice\nhost=x"] + sandbox.storeArguments, stdin: "pw\n")
+        #expect(user.status == 65)
+        #expect(try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout == "[]\n")
+    }
+
     @Test func gitCredentialStoreRefusesALineBreakingValue() throws {
         let sandbox = try Sandbox()
         let origin = "protocol=https\nhost=git.example.com\nusername=alice\n"
