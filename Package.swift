@@ -86,10 +86,11 @@ let package = Package(
             path: "Harnesses/credstore-torture"
         ),
         // libFuzzer targets for the parsers that read untrusted input: bundles, challenge headers,
-        // URLs. Without `-sanitize=fuzzer` it replays a corpus; see docs/reliability.md.
+        // URLs, and the CLI's netrc and git-credential readers (hence CredentialStoreCLI, whose
+        // parsers are `package`). Without `-sanitize=fuzzer` it replays a corpus; see docs/reliability.md.
         .executableTarget(
             name: "credstore-fuzz",
-            dependencies: ["CredentialStore", "SeededRandom"],
+            dependencies: ["CredentialStore", "CredentialStoreCLI", "SeededRandom"],
             path: "Harnesses/credstore-fuzz"
         ),
         // Real servers from Debian (lighttpd, tinyproxy) started by the tests on 127.0.0.1.

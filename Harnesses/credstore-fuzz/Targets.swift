@@ -1,4 +1,5 @@
 import CredentialStore
+import CredentialStoreCLI
 import Foundation
 
 // MARK: - Targets
@@ -80,6 +81,64 @@ final class BundleTarget: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
+/// netrc files: whatever parses must hold together (each entry complete, lines in order), render
+/// back to one line per machine, and parse back from that rendering to the same machines; an
+/// entry the store's rules accept carries no line break.
+func fuzzNetrc(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let parsed = try? Netrc.parse(text) else { return }
+    precondition(parsed.machines.count == parsed.lines.count, "a machine without its line")
+    precondition(zip(parsed.lines, parsed.lines.dropFirst()).allSatisfy { $0 <= $1 } && parsed.lines.allSatisfy { $0 >= 1 },
+                 "entry lines out of order")
+    precondition(parsed.machines.allSatisfy { !$0.host.isEmpty && !$0.login.isEmpty }, "an incomplete machine was kept")
+    precondition(parsed.skipped.allSatisfy { !$0.reason.isEmpty && $0.line >= 1 }, "a skipped entry without its reason or line")
+    for machine in parsed.machines {
+        let line = Netrc.render([machine])
+        precondition(line.utf8.filter { $0 == 0x0A }.count == 1 && line.utf8.last == 0x0A,
+                     "a machine rendered to more than one line: \(line.debugDescription)")
+        let space = ProtectionSpace(host: machine.host, port: 0, protocol: "https", realm: nil)
+        let credential = Credential(user: machine.login, password: machine.password, persistence: .permanent)
+        if (try? credential.validate(in: space)) != nil {
+            precondition(FieldRules.isLineSafe(machine.login) && FieldRules.isLineSafe(machine.password) && FieldRules.isLineSafe(space.host),
+                         "a line-breaking entry passed validation")
+        }
+    }
+    let again = try? Netrc.parse(Netrc.render(parsed.machines))
+    precondition(again?.machines == parsed.machines && again?.skipped.isEmpty == true,
+                 "netrc render/parse is not a round trip for \(text.debugDescription)")
+}
+
+/// git-credential requests: the lines as the helper reads them (up to a blank line, UTF-8). The
+/// space must pass or fail validation without trapping; the answer for any credential is the
+/// expected lines or a refusal, never a line-breaking value; the companion encoding of expiry
+/// and refresh token is line-free and round-trips.
+func fuzzGitCredential(_ bytes: [UInt8]) {
+    var lines: [String] = []
+    for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        if line.isEmpty { break }
+        guard let text = String(validating: line, as: UTF8.self) else { return }
+        lines.append(text)
+    }
+    let request = GitCredentialRequest.parse(lines)
+    _ = request.realm
+    if let space = request.space {
+        _ = try? space.validate()
+    }
+    let credential = Credential(user: request.username ?? "user", password: request.password ?? "pw", persistence: .permanent)
+    let extras = GitCredentialExtras(expiry: request.passwordExpiry, refreshToken: request.refreshToken)
+    if let answer = try? GitCredentialRequest.answer(credential, extras) {
+        let expected = 2 + (extras.expiry == nil ? 0 : 1) + (extras.refreshToken == nil ? 0 : 1)
+        precondition(answer.split(separator: "\n", omittingEmptySubsequences: false).count == expected + 1
+                     && answer.utf8.filter { $0 == 0x0A }.count == expected && !answer.utf8.contains(0x0D) && !answer.utf8.contains(0),
+                     "the git answer breaks its lines: \(answer.debugDescription)")
+    }
+    let encoded = extras.encode()
+    precondition(FieldRules.isLineSafe(encoded), "the companion encoding holds a line break")
+    if extras.refreshToken.map(FieldRules.isLineSafe) ?? true {
+        precondition(GitCredentialExtras.decode(encoded) == extras, "the companion encoding does not round-trip: \(encoded.debugDescription)")
+    }
+}
+
 // MARK: - Seeds
 
 /// Seeds for the two text targets: the RFC 7235, 7617 and 7616 examples and a few odd shapes.
@@ -101,12 +160,28 @@ let urlSeeds: [String] = [
     "https://192.168.0.1./", "git+ssh://host/repo", "https://a..b/",
 ]
 
+let netrcSeeds: [String] = [
+    "machine api.example.com login alice password \"pass word\\\"q\"\n",
+    "# comment\r\nmachine a.example.com login x password y\r\ndefault login anonymous password guest\r\n",
+    "machine h\n  login u\n  account a\n  password \"\\n\\r\\t\\\\\"\nmacdef init\ncd /pub\n\nmachine b login c password d\n",
+    #"machine evil.example.com login alice password "pw\nhost=github.com\nusername=mallory\npassword=planted""#,
+    "machine nopassword.example.com login dave\nmachine \"#odd\" login \"\" password \"\"\n",
+]
+
+let gitCredentialSeeds: [String] = [
+    "protocol=https\nhost=github.com\nusername=alice\npassword=s3cret\n\n",
+    "protocol=https\nhost=git.example.com:8443\npath=team/app.git\npassword_expiry_utc=4102444800\noauth_refresh_token=gho_a&b=c%d\n\n",
+    "protocol=http\nhost=[::1]:8080\nwwwauth[]=Basic realm=\"Area A\", charset=\"UTF-8\"\nwwwauth[]=\nwwwauth[]=Digest realm=\"r\", nonce=\"n\"\ncapability[]=authtype\n",
+    "protocol=https\nhost=evil.example.com\nusername=a\rquit=1\npassword=p\u{0}x\n",
+]
 
 /// The target named `name` and its seeds; the bundle target opens its store on first use.
 func fuzzTarget(named name: String) throws -> (run: ([UInt8]) -> Void, seeds: [[UInt8]])? {
     switch name {
     case "challenge": return (fuzzChallenge, challengeSeeds.map { Array($0.utf8) })
     case "url": return (fuzzURL, urlSeeds.map { Array($0.utf8) })
+    case "netrc": return (fuzzNetrc, netrcSeeds.map { Array($0.utf8) })
+    case "git-credential": return (fuzzGitCredential, gitCredentialSeeds.map { Array($0.utf8) })
     case "bundle":
         let target = try BundleTarget()
         return (target.run, target.seeds)

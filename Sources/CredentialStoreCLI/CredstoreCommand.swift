@@ -121,7 +121,8 @@ public struct CredstoreCommand: AsyncParsableCommand {
                 (status, message) = (.ioError, "unexpected error: \(String(describing: error)); run `credstore verify`, and report it if it persists")
             }
         }
-        console.errors.write("credstore: \(oneLine(message))\n")
+        // Messages quote user text (a host, a realm, a file name): none may drive the terminal.
+        console.errors.write("credstore: \(Describe.cell(oneLine(message)))\n")
         return status.rawValue
     }
 

@@ -21,7 +21,7 @@ public struct Credential: Hashable, Sendable {
 extension Credential: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `Credential(user: "alice", password: <redacted>, persistence: .permanent)`: never the password.
     public var description: String {
-        "Credential(user: \(String(reflecting: user)), password: <redacted>, persistence: .\(persistence.rawValue))"
+        "Credential(user: \(FieldRules.displayEscaped(String(reflecting: user))), password: <redacted>, persistence: .\(persistence.rawValue))"
     }
 
     /// The same text as ``description``, so `debugPrint` and `String(reflecting:)` hide the password too.

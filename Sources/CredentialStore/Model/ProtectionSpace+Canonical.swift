@@ -77,26 +77,6 @@ extension ProtectionSpace {
         let canonical = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return parts.count == 2 ? canonical + "%" + parts[1] : canonical
     }
-
-    /// Checks what a store needs before it keys anything by this space.
-    func validate() throws {
-        guard !host.isEmpty else {
-            throw CredentialStorageError(.invalidProtectionSpace, "the protection space has an empty host; give a host name or address")
-        }
-        guard host.utf8.count <= 1024,
-              !host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == 0x2F || $0 == 0x5B || $0 == 0x5D }),
-              !host.hasSuffix(".")
-        else {
-            throw CredentialStorageError(.invalidProtectionSpace, "the protection space's host contains spaces, control characters, brackets, a slash or a trailing empty label; give the host name alone")
-        }
-        guard (0...65535).contains(port) else {
-            throw CredentialStorageError(.invalidProtectionSpace, "the port \(port) is outside 0–65535")
-        }
-        guard (realm?.utf8.count ?? 0) <= 4096, authenticationMethod.rawValue.utf8.count <= 256,
-              (`protocol`?.utf8.count ?? 0) <= 64 else {
-            throw CredentialStorageError(.invalidProtectionSpace, "the protection space's realm, method or protocol is too long")
-        }
-    }
 }
 
 extension Unicode {

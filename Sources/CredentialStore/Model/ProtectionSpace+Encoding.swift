@@ -36,6 +36,9 @@ extension ProtectionSpace {
     }
 
     /// Rebuilds a space from ``canonicalEncoding``.
+    ///
+    /// - Throws: `ByteReader.Malformed` for bytes that are not a canonical encoding, and the
+    ///   errors of ``validate()`` for a space no store may hold.
     init<Bytes: Collection>(canonicalEncoding bytes: Bytes) throws where Bytes.Element == UInt8 {
         var reader = ByteReader(bytes)
         guard try reader.readByte() == Self.encodingVersion else { throw ByteReader.Malformed() }
@@ -63,5 +66,10 @@ extension ProtectionSpace {
         } else {
             self.init(host: host, port: port, protocol: proto, realm: realm, authenticationMethod: method)
         }
+        // Bytes from a bundle or a row enter the store as a space: they pass the rules `set`
+        // applies, and must already be canonical (a non-canonical spelling would be a second
+        // encoding of one space, with its own blind index).
+        try validate()
+        guard canonicalEncoding.elementsEqual(bytes) else { throw ByteReader.Malformed() }
     }
 }

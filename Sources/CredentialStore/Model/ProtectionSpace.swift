@@ -79,12 +79,15 @@ public struct ProtectionSpace: Hashable, Sendable {
 
     /// Creates the server space of a URL: its scheme, host and port.
     ///
-    /// - Throws: ``CredentialStorageError/Code/invalidProtectionSpace`` when the URL has no host.
+    /// - Throws: ``CredentialStorageError/Code/invalidProtectionSpace`` when the URL has no host or
+    ///   names a space no store may hold (see `validate()`), ``CredentialStorageError/Code/invalidInput``
+    ///   when the realm or method holds a line break or NUL.
     public init(url: URL, realm: String? = nil, authenticationMethod: AuthenticationMethod? = nil) throws {
         guard let host = url.host, !host.isEmpty else {
             throw CredentialStorageError(.invalidProtectionSpace, "the URL has no host; give a URL such as https://example.com")
         }
         self.init(host: host, port: url.port ?? 0, protocol: url.scheme, realm: realm, authenticationMethod: authenticationMethod)
+        try validate()
     }
 
     /// Whether this is a proxy space (HTTP 407) rather than a server space (HTTP 401).
@@ -123,7 +126,8 @@ extension ProtectionSpace: CustomStringConvertible {
         text += ":\(port)"
         if let realm { text += " realm \(String(reflecting: realm))" }
         if authenticationMethod != .default { text += " (\(authenticationMethod.rawValue))" }
-        return text
+        // Descriptions end up in logs and on terminals: no field may drive the terminal.
+        return FieldRules.displayEscaped(text)
     }
 }
 
@@ -134,6 +138,9 @@ extension ProtectionSpace: Codable {
 
     /// Decodes the keyed form ``encode(to:)`` writes and canonicalizes it as the initializers do;
     /// a `proxyType` key makes a proxy space.
+    ///
+    /// - Throws: the decoder's errors, and ``CredentialStorageError`` (`invalidInput` or
+    ///   `invalidProtectionSpace`) for a space no store may hold, as ``init(url:realm:authenticationMethod:)`` does.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let host = try container.decode(String.self, forKey: .host)
@@ -146,6 +153,8 @@ extension ProtectionSpace: Codable {
             let proto = try container.decodeIfPresent(String.self, forKey: .protocol)
             self.init(host: host, port: port, protocol: proto, realm: realm, authenticationMethod: method)
         }
+        // Decoded text is input like any other: the same rules as a URL or `set`.
+        try validate()
     }
 
     /// Encodes the canonical fields under the keys `host`, `port`, `protocol`, `realm`,

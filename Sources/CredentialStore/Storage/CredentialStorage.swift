@@ -137,16 +137,17 @@ public final class CredentialStorage: Sendable {
     /// ``Persistence/none``, changes and announces nothing. The first credential set in a space
     /// without a default becomes the default.
     ///
-    /// - Throws: `invalidProtectionSpace`, or the store's I/O and integrity errors.
+    /// - Throws: `invalidInput` when the user name or password holds a CR, LF or NUL (or the
+    ///   space's realm does), `invalidProtectionSpace`, or the store's I/O and integrity errors.
     public func set(_ credential: Credential, for space: ProtectionSpace) throws {
-        try space.validate()
+        try credential.validate(in: space)
         guard credential.persistence != .none else { return }
         try mutate { try $0.set(credential, in: space, makeDefault: false) }
     }
 
     /// Makes `credential` the default of `space`, storing it first if it is absent or differs.
     public func setDefaultCredential(_ credential: Credential, for space: ProtectionSpace) throws {
-        try space.validate()
+        try credential.validate(in: space)
         guard credential.persistence != .none else { return }
         try mutate { try $0.set(credential, in: space, makeDefault: true) }
     }

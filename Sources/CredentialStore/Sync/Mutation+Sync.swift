@@ -21,6 +21,7 @@ extension Mutation {
     ///
     /// `spaceIndex` and `userIndex` are the item's blind indexes, which an import computes up front.
     mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8], userIndex: [UInt8]) throws -> ItemOutcome {
+        try Credential.validate(user: remote.user, password: remote.password)  // the rules `set` applies (the space's: in its decoding)
         let ledger = ledger
         let space = remote.space
         let local = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex)
@@ -63,6 +64,7 @@ extension Mutation {
     /// Merges one remote default choice's register; returns the register, when it replaced the
     /// local one. ``settleDefault(of:spaceIndex:replacedRegister:arrived:)`` then moves the pointer.
     mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws -> SyncDefaultState? {
+        try Credential.validate(user: remote.user, password: nil)
         let ledger = ledger
         if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return nil }
         let register = SyncDefaultState(space: remote.space, user: remote.user, stamp: remote.stamp)

@@ -33,6 +33,8 @@ struct AddCommand: ParsableCommand {
     func run() throws {
         let console = Console.current
         let protectionSpace = try space.protectionSpace()
+        // The model's rules for the user name, before a store is created or a password asked for.
+        try Credential.validate(user: user, password: nil)
         let storage = try global.location(in: console).openOrCreate(console)
         let password = try console.readNewPassword(prompt: "Password for \(user) at \(Describe.space(protectionSpace)): ")
         let credential = Credential(user: user, password: password, persistence: persistence.persistence)

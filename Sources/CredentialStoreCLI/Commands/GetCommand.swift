@@ -88,6 +88,11 @@ struct Lookup: Equatable {
                 ("space", Describe.spaceJSON(match.space)),
             ]).rendered + "\n")
         } else {
+            // The password is the one line a script reads: one stored before the store refused
+            // line breaks would hand the script a different value and a second line.
+            guard FieldRules.isLineSafe(match.credential.password) else {
+                throw CommandFailure(.dataError, "the stored password holds a line break or NUL, so it cannot be printed as one line; read it with --json")
+            }
             console.output.write(match.credential.password + "\n")
         }
         if completion == .exitProcess {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CredentialStore
+package import CredentialStore
 import Foundation
 
 /// `credstore git-credential get|store|erase`: a git credential helper.
@@ -40,10 +40,7 @@ struct GitCredentialCommand: ParsableCommand {
             guard let storage = try location.openIfPresent(console, integrityCheck: .rowsOnly),
                   case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console) else { return }
             if let expiry = extras.expiry, expiry <= Int64(Date().timeIntervalSince1970) { return }
-            var answer = "username=\(credential.user)\npassword=\(credential.password)\n"
-            if let expiry = extras.expiry { answer += "password_expiry_utc=\(expiry)\n" }
-            if let token = extras.refreshToken { answer += "oauth_refresh_token=\(token)\n" }
-            console.output.write(answer)
+            console.output.write(try GitCredentialRequest.answer(credential, extras))
         case "store":
             try request.store(in: location.openOrCreate(console), space: space)
         default:
@@ -54,25 +51,42 @@ struct GitCredentialCommand: ParsableCommand {
 }
 
 /// What git sent on standard input: one `key=value` per line, ended by a blank line or the end.
-struct GitCredentialRequest: Equatable {
-    var `protocol`: String?
-    var host: String?
-    var path: String?
-    var username: String?
-    var password: String?
-    var passwordExpiry: Int64?
-    var refreshToken: String?
-    var wwwAuthenticate: [String] = []
+package struct GitCredentialRequest: Equatable {
+    package var `protocol`: String?
+    package var host: String?
+    package var path: String?
+    package var username: String?
+    package var password: String?
+    package var passwordExpiry: Int64?
+    package var refreshToken: String?
+    package var wwwAuthenticate: [String] = []
 
     /// Reads the request; unknown keys (`capability[]`, `state[]`, `ephemeral` …) are ignored.
-    static func read(from input: any SecretInput) throws -> GitCredentialRequest {
+    package static func read(from input: any SecretInput) throws -> GitCredentialRequest {
         var lines: [String] = []
         while let line = try input.readLine(), !line.isEmpty { lines.append(line) }
         return parse(lines)
     }
 
+    /// The lines git reads back for `get`.
+    ///
+    /// Every value is checked again right before it is written, whatever the store let in (a
+    /// store written by an older version, say): a value with a CR, LF or NUL would end its line
+    /// early, and git takes what follows as more fields (`host=`, `username=`, `quit=1`).
+    ///
+    /// - Throws: a data error (65), and nothing is written, when a value would break its line.
+    package static func answer(_ credential: Credential, _ extras: GitCredentialExtras) throws -> String {
+        var fields = [("username", credential.user), ("password", credential.password)]
+        if let expiry = extras.expiry { fields.append(("password_expiry_utc", String(expiry))) }
+        if let token = extras.refreshToken { fields.append(("oauth_refresh_token", token)) }
+        for (key, value) in fields where !FieldRules.isLineSafe(value) {
+            throw CommandFailure(.dataError, "the stored \(key) of \(credential.user) holds a line break or NUL, which would inject lines into git's credential protocol; nothing was given to git (replace it with `credstore add`)")
+        }
+        return fields.map { "\($0)=\($1)\n" }.joined()
+    }
+
     /// Parses the lines of a request.
-    static func parse(_ lines: [String]) -> GitCredentialRequest {
+    package static func parse(_ lines: [String]) -> GitCredentialRequest {
         var request = GitCredentialRequest()
         for line in lines {
             guard let equals = line.firstIndex(of: "=") else { continue }
@@ -96,13 +110,13 @@ struct GitCredentialRequest: Equatable {
 
     /// The realm the request names: `git:PATH` with useHttpPath (so each repository's credential
     /// is its own), else the first Basic or Digest challenge's realm, else none.
-    var realm: String? {
+    package var realm: String? {
         if let path, !path.isEmpty { return "git:" + path }
         return wwwAuthenticate.lazy.compactMap(Self.challengeRealm).first
     }
 
     /// The space to store under: protocol, host and port, and ``realm``; nil without a host.
-    var space: ProtectionSpace? {
+    package var space: ProtectionSpace? {
         guard let `protocol`, !`protocol`.isEmpty, let host, !host.isEmpty else { return nil }
         var name = host
         var port = 0
@@ -143,7 +157,7 @@ struct GitCredentialRequest: Equatable {
         }.map(\.space))
         guard spaces.count <= 1 else {
             // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
-            console.errors.write("credstore: \(space.host) has credentials in several realms; set credential.useHttpPath or remove the extra ones (see `credstore list`)\n")
+            console.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms; set credential.useHttpPath or remove the extra ones (see `credstore list`)\n")
             return nil
         }
         guard let only = spaces.first, let found = try lookUp(in: storage, space: only) else { return nil }
@@ -159,6 +173,8 @@ struct GitCredentialRequest: Equatable {
     func store(in storage: CredentialStorage, space: ProtectionSpace) throws {
         // git sends store only after a success, with both fields; anything less is not a credential.
         guard let username, let password, !password.isEmpty else { return }
+        // The companion's values are checked as the credential's are (by `set`), before either is written.
+        if let refreshToken { try FieldRules.checkLineSafe(refreshToken, field: "OAuth refresh token") }
         // A credential already shared with other machines stays shared.
         let persistence: Persistence = try storage.credentials(for: space)[username]?.persistence == .synchronizable ? .synchronizable : .permanent
         try storage.setDefaultCredential(Credential(user: username, password: password, persistence: persistence), for: space)
@@ -192,9 +208,15 @@ struct GitCredentialRequest: Equatable {
 /// They live in a companion credential: same host and port, protocol `git-credential-meta+PROTO`
 /// (a separate origin, so it never joins a best match), the same realm and user, and the values
 /// encoded in its password as `password_expiry_utc=…` and `oauth_refresh_token=…` lines.
-struct GitCredentialExtras: Equatable {
-    var expiry: Int64?
-    var refreshToken: String?
+package struct GitCredentialExtras: Equatable {
+    package var expiry: Int64?
+    package var refreshToken: String?
+
+    /// The values git sent, or none.
+    package init(expiry: Int64? = nil, refreshToken: String? = nil) {
+        self.expiry = expiry
+        self.refreshToken = refreshToken
+    }
 
     /// The companion space of `space`.
     static func companion(of space: ProtectionSpace) -> ProtectionSpace {
@@ -204,11 +226,21 @@ struct GitCredentialExtras: Equatable {
     /// The values kept for `user` in `space`; none when there is no companion.
     static func load(for user: String, of space: ProtectionSpace, in storage: CredentialStorage) throws -> GitCredentialExtras {
         guard let stored = try storage.credentials(for: companion(of: space))[user] else { return GitCredentialExtras() }
+        return decode(stored.password)
+    }
+
+    /// The values of a companion's password: `key=value` pairs joined by `&`, each value
+    /// percent-encoded, so the password holds no line break (which the store refuses); or, as
+    /// earlier versions wrote it, one `key=value` per line.
+    package static func decode(_ encoded: String) -> GitCredentialExtras {
         var extras = GitCredentialExtras()
-        for line in stored.password.split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let value = String(line[line.index(after: equals)...])
-            switch line[..<equals] {
+        // Scalars, not Characters: a legacy value ending in CR would fuse with its line's LF.
+        let legacy = encoded.unicodeScalars.contains("\n")
+        for pair in encoded.unicodeScalars.split(separator: legacy ? "\n" : "&") {
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let raw = String(String.UnicodeScalarView(pair[pair.index(after: equals)...]))
+            guard let value = legacy ? raw : raw.removingPercentEncoding else { continue }
+            switch String(String.UnicodeScalarView(pair[..<equals])) {
             case "password_expiry_utc": extras.expiry = Int64(value)
             case "oauth_refresh_token": extras.refreshToken = value
             default: continue
@@ -217,12 +249,22 @@ struct GitCredentialExtras: Equatable {
         return extras
     }
 
+    /// The companion's password for these values (see ``decode(_:)``); empty when there are none.
+    package func encode() -> String {
+        // Only unreserved characters stay as they are: `&`, `=`, `%` and every control are encoded.
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        var pairs: [String] = []
+        if let expiry { pairs.append("password_expiry_utc=\(expiry)") }
+        if let refreshToken, let value = refreshToken.addingPercentEncoding(withAllowedCharacters: unreserved) {
+            pairs.append("oauth_refresh_token=" + value)
+        }
+        return pairs.joined(separator: "&")
+    }
+
     /// Stores the values for `user` in `space`, or removes the companion when there are none, so
     /// that an old expiry never outlives the password it belonged to.
     func save(for user: String, of space: ProtectionSpace, persistence: Persistence, in storage: CredentialStorage) throws {
-        var encoded = ""
-        if let expiry { encoded += "password_expiry_utc=\(expiry)\n" }
-        if let refreshToken { encoded += "oauth_refresh_token=\(refreshToken)\n" }
+        let encoded = encode()
         let space = Self.companion(of: space)
         let credential = Credential(user: user, password: encoded, persistence: persistence)
         if encoded.isEmpty {

@@ -21,8 +21,11 @@ struct NetrcCommand: ParsableCommand {
             discussion: """
                 Each `machine HOST login USER password PASS` becomes a credential for \
                 https://HOST (no realm); the first entry of a host becomes its default, as curl \
-                uses the first. `default` entries and `macdef` macros are skipped. A missing or \
-                unreadable file exits 74; a malformed one exits 65 and stores nothing.
+                uses the first. `default` entries and `macdef` macros are skipped, and each \
+                skipped entry is named on stderr with the reason. A missing or unreadable file \
+                exits 74; a malformed one exits 65 and stores nothing; an entry the store \
+                refuses (a host that is not a host name, a value with a line break or NUL) is \
+                skipped, the others are imported, and the exit status is 65.
                 """)
 
         @Argument(help: ArgumentHelp("The netrc file to read.", valueName: "file"), completion: .file())
@@ -34,32 +37,56 @@ struct NetrcCommand: ParsableCommand {
             let console = Console.current
             let text: String
             do {
-                text = try String(contentsOfFile: file, encoding: .utf8)
+                // Bytes first, then strict UTF-8: the parser works on Unicode scalars, never on
+                // Characters ("\r\n" is one Character, which would hide every line ending).
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+                guard let decoded = String(validating: bytes, as: UTF8.self) else { throw CocoaError(.fileReadInapplicableStringEncoding) }
+                text = decoded
             } catch {
                 throw CommandFailure(.ioError, "could not read \(file) as a UTF-8 text file; check its path and permissions")
             }
-            // Parse all before storing any, so a malformed file changes nothing.
+            // Parse and check all before storing any, so a malformed file changes nothing.
             let netrc = try Netrc.parse(text)
-            let storage = try global.location(in: console).openOrCreate(console)
-            var seen = Set<ProtectionSpace>()
-            for machine in netrc.machines {
+            var skipped = netrc.skipped
+            var accepted: [(space: ProtectionSpace, credential: Credential)] = []
+            for (machine, line) in zip(netrc.machines, netrc.lines) {
                 let space = ProtectionSpace(host: machine.host, port: 0, protocol: "https", realm: nil)
                 let credential = Credential(user: machine.login, password: machine.password, persistence: .permanent)
                 do {
-                    if seen.insert(space).inserted {
-                        try storage.setDefaultCredential(credential, for: space)
-                    } else {
-                        try storage.set(credential, for: space)
-                    }
-                } catch CredentialStorageError.Code.invalidProtectionSpace {
-                    throw CommandFailure(.dataError, "\(file): \(String(reflecting: machine.host)) is not a host name; nothing after it was imported")
+                    // The rules `set` applies, checked here so that a refused entry is named and skipped.
+                    try credential.validate(in: space)
+                    accepted.append((space, credential))
+                } catch let error as CredentialStorageError {
+                    skipped.append(Netrc.Skipped(line: line, machine: machine.host, reason: error.message, refused: true))
+                }
+            }
+            // Each skipped entry on its own line, naming where it is and why; never a value but the host.
+            for entry in skipped.sorted(by: { $0.line < $1.line }) {
+                console.errors.write(Describe.cell("credstore: \(file) line \(entry.line): skipped \(entry.machine.map { "machine \(String(reflecting: $0))" } ?? "an entry"): \(entry.reason)") + "\n")
+            }
+            let storage = try global.location(in: console).openOrCreate(console)
+            var seen = Set<ProtectionSpace>()
+            for (space, credential) in accepted {
+                if seen.insert(space).inserted {
+                    try storage.setDefaultCredential(credential, for: space)
+                } else {
+                    try storage.set(credential, for: space)
                 }
             }
             if global.json {
-                console.output.write(JSONValue.object([("imported", .number(netrc.machines.count)), ("skipped", .number(netrc.skipped))]).rendered + "\n")
+                console.output.write(JSONValue.object([
+                    ("imported", .number(accepted.count)), ("skipped", .number(skipped.count)),
+                    ("skippedEntries", .array(skipped.map { entry in
+                        .object([("line", .number(entry.line)), ("machine", .string(entry.machine)), ("reason", .string(entry.reason))])
+                    })),
+                ]).rendered + "\n")
             } else {
-                console.output.write("Imported \(netrc.machines.count) credential\(netrc.machines.count == 1 ? "" : "s") from \(file)"
-                    + (netrc.skipped > 0 ? " (skipped \(netrc.skipped) without a host, login or password)" : "") + "\n")
+                console.output.write("Imported \(accepted.count) credential\(accepted.count == 1 ? "" : "s") from \(file)"
+                    + (skipped.isEmpty ? "" : " (skipped \(skipped.count); see above)") + "\n")
+            }
+            let refused = skipped.filter(\.refused).count
+            if refused > 0 {
+                throw CommandFailure(.dataError, "\(file): \(refused) entr\(refused == 1 ? "y was" : "ies were") refused as invalid (see above); the other entries were imported")
             }
         }
     }
@@ -90,9 +117,17 @@ struct NetrcCommand: ParsableCommand {
                     && ($0.persistence == .permanent || $0.persistence == .synchronizable)
             }.map(\.space)
             var machines: [Netrc.Machine] = []
+            var refused = 0
             for (_, group) in Dictionary(grouping: spaces, by: \.host).sorted(by: { $0.key < $1.key }) {
                 for space in group.sorted(by: Self.preferred) {
                     guard let credential = try storage.defaultCredential(for: space) else { continue }
+                    // Checked again on the way out: a value with a line break or NUL (which only
+                    // an older store can hold) would become other lines to the tools reading the file.
+                    guard FieldRules.isLineSafe(credential.user), FieldRules.isLineSafe(credential.password) else {
+                        console.errors.write("credstore: skipped \(Describe.space(space)): its user name or password holds a line break or NUL\n")
+                        refused += 1
+                        break
+                    }
                     machines.append(Netrc.Machine(host: space.host, login: credential.user, password: credential.password))
                     break
                 }
@@ -102,6 +137,9 @@ struct NetrcCommand: ParsableCommand {
                 console.output.write(JSONValue.object([("file", .string(file)), ("machines", .number(machines.count))]).rendered + "\n")
             } else {
                 console.output.write("Wrote \(machines.count) machine\(machines.count == 1 ? "" : "s") to \(file)\n")
+            }
+            if refused > 0 {
+                throw CommandFailure(.dataError, "\(refused) host\(refused == 1 ? " was" : "s were") left out of \(file) (see above); replace those credentials with `credstore add`")
             }
         }
 
@@ -117,98 +155,136 @@ struct NetrcCommand: ParsableCommand {
 }
 
 /// The netrc format, as curl and ftp read it.
-enum Netrc {
+package enum Netrc {
     /// One `machine` entry.
-    struct Machine: Equatable {
-        var host: String
-        var login: String
-        var password: String
+    package struct Machine: Equatable {
+        package var host: String
+        package var login: String
+        package var password: String
     }
 
-    /// A parsed file: its complete entries, and how many were skipped (`default`, or missing a
-    /// login or password).
-    struct Contents: Equatable {
-        var machines: [Machine] = []
-        var skipped = 0
+    /// An entry left out, and why (never a value but the machine's host).
+    package struct Skipped: Equatable {
+        /// The line the entry starts on, from 1.
+        package var line: Int
+        /// The entry's `machine` name; nil for a `default` entry.
+        package var machine: String?
+        /// Why it was left out, for the user.
+        package var reason: String
+        /// Whether the entry was refused as invalid (rather than being of a kind the store has no use for).
+        package var refused = false
     }
 
-    /// Parses netrc text: whitespace-separated tokens, `"…"` quoting with backslash escapes as
-    /// curl reads it, `#` comments where a keyword is expected, `macdef` bodies up to a blank line.
+    /// A parsed file: its complete entries (and the line each starts on), and those skipped.
+    package struct Contents: Equatable {
+        package var machines: [Machine] = []
+        package var lines: [Int] = []
+        package var skipped: [Skipped] = []
+    }
+
+    /// Parses netrc text: tokens separated by ASCII whitespace (CR included, so CRLF files read
+    /// as LF ones), `"…"` quoting with backslash escapes as curl reads it, `#` comments to the end
+    /// of the line where a keyword is expected, `macdef` bodies up to a blank line.
     ///
-    /// - Throws: a data error (65) naming the line of an unknown keyword or a keyword without its value.
-    static func parse(_ text: String) throws -> Contents {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+    /// Works on Unicode scalars: Swift's Characters fuse "\r\n" into one, which once made a
+    /// comment swallow the rest of a CRLF file.
+    ///
+    /// - Throws: a data error (65) naming the line of an unknown keyword, a keyword without its
+    ///   value, or a quoted value without its closing quote.
+    package static func parse(_ text: String) throws -> Contents {
+        let scalars = Array(text.unicodeScalars)
         var contents = Contents()
-        var line = 0, column = 0
-        var current: (host: String?, login: String?, password: String?)?
+        var position = 0
+        var line = 1
+        var current: (line: Int, host: String?, login: String?, password: String?)?
 
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0B}" || scalar == "\u{0C}"
+        }
+        func advance() {
+            if scalars[position] == "\n" { line += 1 }
+            position += 1
+        }
         func finish() {
             guard let entry = current else { return }
-            if let host = entry.host, let login = entry.login, let password = entry.password, !host.isEmpty, !login.isEmpty {
-                contents.machines.append(Machine(host: host, login: login, password: password))
-            } else {
-                contents.skipped += 1
-            }
             current = nil
+            guard let host = entry.host else {
+                contents.skipped.append(Skipped(line: entry.line, machine: nil, reason: "a `default` entry: the store has no space for every host"))
+                return
+            }
+            if let login = entry.login, let password = entry.password, !host.isEmpty, !login.isEmpty {
+                contents.machines.append(Machine(host: host, login: login, password: password))
+                contents.lines.append(entry.line)
+            } else {
+                let missing = entry.login?.isEmpty ?? true ? "login" : "password"
+                contents.skipped.append(Skipped(line: entry.line, machine: host, reason: host.isEmpty ? "it has an empty host" : "it has no \(missing)"))
+            }
         }
         /// The next token, or nil at the end of the text; skips `#` comments when `keyword`.
-        func next(keyword: Bool) -> String? {
-            while line < lines.count {
-                let characters = lines[line]
-                while column < characters.count, characters[column].isWhitespace { column += 1 }
-                if column >= characters.count || (keyword && characters[column] == "#") {
-                    line += 1
-                    column = 0
+        func next(keyword: Bool) throws -> String? {
+            while position < scalars.count {
+                if isSpace(scalars[position]) {
+                    advance()
                     continue
                 }
-                var token = ""
-                if characters[column] == "\"" {
-                    column += 1
-                    while column < characters.count, characters[column] != "\"" {
-                        var character = characters[column]
-                        if character == "\\", column + 1 < characters.count {
-                            column += 1
-                            switch characters[column] {
-                            case "n": character = "\n"
-                            case "r": character = "\r"
-                            case "t": character = "\t"
-                            default: character = characters[column]
-                            }
+                if keyword, scalars[position] == "#" {
+                    while position < scalars.count, scalars[position] != "\n" { advance() }
+                    continue
+                }
+                var token = String.UnicodeScalarView()
+                if scalars[position] == "\"" {
+                    let start = line
+                    advance()
+                    while true {
+                        // A quoted value ends on its own line, as curl reads it.
+                        guard position < scalars.count, scalars[position] != "\n", scalars[position] != "\r" else {
+                            throw CommandFailure(.dataError, "line \(start): a quoted value has no closing quote; the netrc file is malformed and nothing was imported")
                         }
-                        token.append(character)
-                        column += 1
+                        var scalar = scalars[position]
+                        advance()
+                        if scalar == "\"" { break }
+                        if scalar == "\\", position < scalars.count, scalars[position] != "\n", scalars[position] != "\r" {
+                            switch scalars[position] {
+                            case "n": scalar = "\n"
+                            case "r": scalar = "\r"
+                            case "t": scalar = "\t"
+                            default: scalar = scalars[position]
+                            }
+                            advance()
+                        }
+                        token.append(scalar)
                     }
-                    column += 1
                 } else {
-                    while column < characters.count, !characters[column].isWhitespace {
-                        token.append(characters[column])
-                        column += 1
+                    while position < scalars.count, !isSpace(scalars[position]) {
+                        token.append(scalars[position])
+                        advance()
                     }
                 }
-                return token
+                return String(token)
             }
             return nil
         }
-        func value(after keyword: String) throws -> String {
-            let at = line + 1
-            guard let value = next(keyword: false) else {
+        func value(after keyword: String, at: Int) throws -> String {
+            guard let value = try next(keyword: false) else {
                 throw CommandFailure(.dataError, "line \(at): `\(keyword)` has no value; the netrc file is malformed and nothing was imported")
             }
             return value
         }
 
-        while let keyword = next(keyword: true) {
-            let at = line + 1
+        while true {
+            // The line a keyword is on: where its first scalar is, once whitespace and comments are behind.
+            guard let keyword = try next(keyword: true) else { break }
+            let at = line
             switch keyword {
             case "machine":
                 finish()
-                current = (try value(after: keyword), nil, nil)
+                current = (at, try value(after: keyword, at: at), nil, nil)
             case "default":
                 // curl's fallback for every host: the store has no such space.
                 finish()
-                current = (nil, nil, nil)
+                current = (at, nil, nil, nil)
             case "login", "password", "account":
-                let text = try value(after: keyword)
+                let text = try value(after: keyword, at: at)
                 guard current != nil else {
                     throw CommandFailure(.dataError, "line \(at): `\(keyword)` comes before any `machine`; the netrc file is malformed and nothing was imported")
                 }
@@ -216,10 +292,17 @@ enum Netrc {
             case "macdef":
                 // A macro's body runs to the first blank line; it is for ftp, not for us.
                 finish()
-                _ = try value(after: keyword)
-                line += 1
-                column = 0
-                while line < lines.count, !lines[line].allSatisfy(\.isWhitespace) { line += 1 }
+                _ = try value(after: keyword, at: at)
+                while position < scalars.count, scalars[position] != "\n" { advance() }
+                if position < scalars.count { advance() }
+                while position < scalars.count {
+                    var end = position
+                    while end < scalars.count, scalars[end] != "\n" { end += 1 }
+                    let blank = scalars[position..<end].allSatisfy(isSpace)
+                    while position < end { advance() }
+                    if position < scalars.count { advance() }
+                    if blank { break }
+                }
             default:
                 throw CommandFailure(.dataError, "line \(at): unknown netrc keyword \(String(reflecting: keyword)); the netrc file is malformed and nothing was imported")
             }
@@ -229,25 +312,27 @@ enum Netrc {
     }
 
     /// The text of a netrc file with one line per machine.
-    static func render(_ machines: [Machine]) -> String {
+    package static func render(_ machines: [Machine]) -> String {
         machines.map { "machine \(quote($0.host)) login \(quote($0.login)) password \(quote($0.password))\n" }.joined()
     }
 
     /// A token as is, or quoted with backslash escapes when it is empty or holds whitespace,
     /// quotes, backslashes or a leading `#`.
     static func quote(_ token: String) -> String {
-        guard token.isEmpty || token.hasPrefix("#") || token.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }) else {
+        // Scalars, not Characters: "\r\n" is one Character, which matches neither "\r" nor "\n".
+        guard token.isEmpty || token.hasPrefix("#")
+                || token.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0 == "\"" || $0 == "\\" }) else {
             return token
         }
         var quoted = "\""
-        for character in token {
-            switch character {
+        for scalar in token.unicodeScalars {
+            switch scalar {
             case "\"": quoted += "\\\""
             case "\\": quoted += "\\\\"
             case "\n": quoted += "\\n"
             case "\r": quoted += "\\r"
             case "\t": quoted += "\\t"
-            default: quoted.append(character)
+            default: quoted.unicodeScalars.append(scalar)
             }
         }
         return quoted + "\""

@@ -69,7 +69,9 @@ enum JSONValue {
             case "\t": text += "\\t"
             case "\u{08}": text += "\\b"
             case "\u{0C}": text += "\\f"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}":
+            // Valid JSON may carry C1 controls and bidi overrides raw, but `--json` is read on
+            // terminals too, where they drive the terminal or reorder the line.
+            case _ where FieldRules.isDisplayControl(scalar) || scalar == "\u{2028}" || scalar == "\u{2029}":
                 let hex = String(scalar.value, radix: 16)
                 text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default:
@@ -94,7 +96,8 @@ enum Describe {
         text += "\(host):\(space.port)"
         if let realm = space.realm { text += " realm \(String(reflecting: realm))" }
         if space.authenticationMethod != .default { text += " (\(method(space.authenticationMethod)))" }
-        return text
+        // Shown in prompts, `watch` lines and error messages: stored text must not drive the terminal.
+        return cell(text)
     }
 
     /// The `space` object of the JSON outputs.
@@ -128,13 +131,11 @@ enum Describe {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    /// Text for a table cell: control characters shown escaped, so a realm or user name with a
-    /// line break or tab cannot break the table's lines.
+    /// Text for a table cell or a message: control characters (C0, DEL, C1) and bidi overrides
+    /// shown escaped, so a realm or user name can neither break the table's lines nor send the
+    /// terminal an escape sequence.
     static func cell(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-        return String(text.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
-        }.joined())
+        FieldRules.displayEscaped(text)
     }
 }
 

@@ -61,10 +61,62 @@ struct NetrcCommandTests {
             Netrc.Machine(host: "api.example.com", login: "bob", password: "second"),
             Netrc.Machine(host: "ftp.example.com", login: "carol", password: "c\\d"),
         ])
-        #expect(parsed.skipped == 2)
+        #expect(parsed.skipped.count == 2)
         let awkward = ["plain", "with space", "quote\"d", "back\\slash", "#hash", "tab\there", ""]
         let machines = awkward.enumerated().map { Netrc.Machine(host: "h\($0.offset).example.com", login: "u", password: $0.element) }
         #expect(try Netrc.parse(Netrc.render(machines)).machines == machines)
+    }
+
+    /// Issue 12 finding 8: Swift reads "\r\n" as one Character, which made a `#` comment swallow
+    /// the rest of a CRLF file while the import reported success.
+    @Test func aCRLFFileIsReadWholeAndItsCommentsEndAtTheirLine() throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.root.appendingPathComponent("netrc")
+        let text = "# written on Windows\r\nmachine a.example.com login x password y\r\n# another comment\r\nmachine b.example.com\r\n  login u\r\n  password \"v w\"\r\n"
+        try Data(text.utf8).write(to: file)
+        let imported = try sandbox.run(["netrc", "import", file.path, "--json"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try jsonObject(imported.stdout)["imported"] as? Int == 2)
+        #expect(try sandbox.run(["get", "https://a.example.com"] + sandbox.storeArguments).stdout == "y\n", "no CR kept in the value")
+        #expect(try sandbox.run(["get", "https://b.example.com"] + sandbox.storeArguments).stdout == "v w\n")
+        // The parser itself, on the same text and on a `macdef` whose blank line is a bare CR.
+        #expect(try Netrc.parse(text).machines.count == 2)
+        let macro = "macdef init\r\ncd /pub\r\n\r\nmachine c.example.com login l password p\r\n"
+        #expect(try Netrc.parse(macro).machines == [Netrc.Machine(host: "c.example.com", login: "l", password: "p")])
+    }
+
+    /// Every entry left out is named on stderr with its line and reason, never with a password;
+    /// the valid entries are imported, and an entry refused as invalid makes the status 65.
+    @Test func everySkippedEntryIsNamedWithItsReason() throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.root.appendingPathComponent("netrc")
+        let text = """
+            default login anonymous password secret-1
+            machine nopassword.example.com login dave
+            machine "evil host/x" login eve password secret-2
+            machine example.com:99999 login eve password secret-3
+            machine ok.example.com login alice password fine
+            machine nul.example.com login "a\u{0}b" password "secret-4\\r"
+
+            """
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let imported = try sandbox.run(["netrc", "import", file.path, "--json"] + sandbox.storeArguments)
+        #expect(imported.status == 65, "\(imported.stderr)")
+        let notes = imported.stderr.split(separator: "\n")
+        #expect(notes.count == 6, "five notes and the error line: \(imported.stderr)")
+        for (line, reason) in [(1, "`default`"), (2, "no password"), (3, "host"), (4, "host"), (6, "line break")] {
+            #expect(notes.contains { $0.contains("line \(line): skipped") && $0.contains(reason) }, "line \(line): \(imported.stderr)")
+        }
+        #expect(!imported.stderr.contains("secret-"), "no password in a note")
+        let json = try jsonObject(imported.stdout)
+        #expect(json["imported"] as? Int == 1)
+        #expect(json["skipped"] as? Int == 5)
+        #expect(try sandbox.run(["get", "https://ok.example.com"] + sandbox.storeArguments).stdout == "fine\n")
+        #expect(try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout).count == 1)
+    }
+
+    @Test func anUnterminatedQuoteIsMalformed() throws {
+        #expect(throws: CommandFailure.self) { try Netrc.parse("machine a.example.com login x password \"open\nmachine b login y password z\n") }
     }
 
     @Test func exportWritesOneDefaultPerHostAs0600() throws {

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The rules every credential and protection space passes before it enters a store, from any
+/// source: the library's `set`, a netrc or git-credential import, a sync bundle, a decoded space.
+///
+/// Kept in one place so that no path can apply a weaker copy. Stored text ends up in line
+/// protocols (git's credential helper, netrc files, `credstore get`'s one line) and on terminals,
+/// where a carriage return, a line feed or a NUL would end a value early and let the rest be read
+/// as other fields: `password=pw\nhost=github.com` is two lines to git.
+package enum FieldRules {
+    /// Whether `text` holds no CR, LF or NUL, the three bytes that end or cut a line.
+    package static func isLineSafe(_ text: some StringProtocol) -> Bool {
+        !text.utf8.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0x00 }
+    }
+
+    /// Throws ``CredentialStorageError/Code/invalidInput`` naming `field` (never quoting its
+    /// value, which may be a secret) when `text` holds a CR, LF or NUL.
+    package static func checkLineSafe(_ text: some StringProtocol, field: String) throws {
+        guard isLineSafe(text) else {
+            throw CredentialStorageError(.invalidInput, "the \(field) contains a line break or a NUL character, which no line protocol can carry; it was refused")
+        }
+    }
+
+    /// Whether a scalar is one a terminal acts on rather than prints: C0 controls, DEL, C1
+    /// controls (U+0080–U+009F, which terminals honour as CSI, OSC … even UTF-8 encoded), and the
+    /// bidirectional overrides that reorder what is shown.
+    package static func isDisplayControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// `text` with every display control written as a Swift escape (`\n`, `\u{1B}`, `\u{9B}`), so
+    /// stored text shown on a terminal can neither break a line nor drive the terminal.
+    package static func displayEscaped(_ text: some StringProtocol) -> String {
+        guard text.unicodeScalars.contains(where: isDisplayControl) else { return String(text) }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if isDisplayControl(scalar) {
+                escaped += scalar.escaped(asASCII: true)
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}
+
+extension Credential {
+    /// Checks the user name and password against ``FieldRules`` and `space` against the space
+    /// rules: the one check the storage's `set` paths and a sync import make.
+    ///
+    /// - Throws: ``CredentialStorageError/Code/invalidInput`` for a CR, LF or NUL in any field,
+    ///   ``CredentialStorageError/Code/invalidProtectionSpace`` for a space a store cannot key.
+    package func validate(in space: ProtectionSpace) throws {
+        try Self.validate(user: user, password: password)
+        try space.validate()
+    }
+
+    /// Checks a user name and, when there is one, a password (a sync deletion carries none).
+    package static func validate(user: String?, password: String?) throws {
+        if let user { try FieldRules.checkLineSafe(user, field: "user name") }
+        if let password { try FieldRules.checkLineSafe(password, field: "password") }
+    }
+}
+
+extension ProtectionSpace {
+    /// Checks what a store needs before it keys anything by this space: what
+    /// ``init(url:realm:authenticationMethod:)``, the canonical decoding and the `Codable` decoding
+    /// check, and what `set` checks for a space built field by field.
+    ///
+    /// - Throws: ``CredentialStorageError/Code/invalidInput`` when the host, realm, protocol or
+    ///   method holds a CR, LF or NUL; ``CredentialStorageError/Code/invalidProtectionSpace`` for
+    ///   an empty or malformed host, a port outside 0–65535 (0 only where the protocol has no
+    ///   default), a protocol that is not a URL scheme, or an over-long field.
+    package func validate() throws {
+        try FieldRules.checkLineSafe(host, field: "host")
+        if let realm { try FieldRules.checkLineSafe(realm, field: "realm") }
+        if let `protocol` { try FieldRules.checkLineSafe(`protocol`, field: "protocol") }
+        try FieldRules.checkLineSafe(authenticationMethod.rawValue, field: "authentication method")
+        guard !host.isEmpty else {
+            throw CredentialStorageError(.invalidProtectionSpace, "the protection space has an empty host; give a host name or address")
+        }
+        // What a URL's host can be: no whitespace, controls or delimiters (WHATWG's forbidden host
+        // code points), and a colon or percent sign only in an IPv6 address (with its zone).
+        guard host.utf8.count <= 1024,
+              !host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || Self.forbiddenInHost.contains($0) }),
+              !host.unicodeScalars.contains(where: FieldRules.isDisplayControl),
+              !host.hasSuffix("."),
+              !(host.utf8.contains(0x3A) || host.utf8.contains(0x25)) || Self.isIPv6Address(host)
+        else {
+            throw CredentialStorageError(.invalidProtectionSpace, "the protection space's host contains spaces, control characters, delimiters (/ ? # @ [ ] : …) or a trailing empty label; give the host name alone")
+        }
+        guard (0...65535).contains(port) else {
+            throw CredentialStorageError(.invalidProtectionSpace, "the port \(port) is outside 0–65535")
+        }
+        if let `protocol` {
+            // What a URL's scheme may be (RFC 3986 §3.1), lowercased as the canonical token is.
+            let bytes = Array(`protocol`.utf8)
+            guard let first = bytes.first, (0x61...0x7A).contains(first),
+                  bytes.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
+            else {
+                throw CredentialStorageError(.invalidProtectionSpace, "the protection space's protocol is not a URL scheme (letters, digits, +, - and .)")
+            }
+        }
+        guard (realm?.utf8.count ?? 0) <= 4096, authenticationMethod.rawValue.utf8.count <= 256,
+              (`protocol`?.utf8.count ?? 0) <= 64 else {
+            throw CredentialStorageError(.invalidProtectionSpace, "the protection space's realm, method or protocol is too long")
+        }
+    }
+
+    /// `# / < > ? @ [ \ ] ^ |` and the quote: bytes that end a URL's host or cannot be in one.
+    private static let forbiddenInHost: Set<UInt8> = [0x22, 0x23, 0x2F, 0x3C, 0x3E, 0x3F, 0x40, 0x5B, 0x5C, 0x5D, 0x5E, 0x7C]
+
+    /// Whether `host` is an IPv6 address, with or without a zone (`fe80::1%eth0`).
+    private static func isIPv6Address(_ host: String) -> Bool {
+        let address = host.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
+        guard address[0].contains(":") else { return false }
+        var bytes = in6_addr()
+        return inet_pton(AF_INET6, String(address[0]), &bytes) == 1 && (address.count == 1 || !address[1].isEmpty)
+    }
+}
