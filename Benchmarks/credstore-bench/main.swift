@@ -1,8 +1,8 @@
-// In-process timings beside the C reference (`../shared/peers/cref`), the suite behind
+// In-process timings beside the C reference (`Benchmarks/reference/cref.c`), the suite behind
 // docs/performance.md. Each mode is meant to run as its own process, so that the peak RSS it
 // reports (getrusage ru_maxrss, printed last) is that mode's alone. Output: one JSON object per
 // line on stdout, {"peer", "n", "metric", "value", "unit", "samples", "note"}, the rows of the
-// peer scripts in ../shared/peers.
+// C reference and of the peer drivers in Benchmarks/peers.
 //
 //   credstore-bench fill DIR N [synchronizable]  fill DIR/perm-N (N permanent credentials, one `set` each)
 //                                             or DIR/sync-N, once; later runs reuse it
