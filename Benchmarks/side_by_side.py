@@ -598,7 +598,7 @@ def report(a, sizes, peer_sizes, peer_status, versions, started, wall):
     lines += ["#### Budgets", ""] + budget_table(sizes) + [""]
     lines += ["#### By store size (credstore and the C reference, same run)", ""] + size_table(sizes) + [""]
     lines += ["Lookups: %d random credentials per size, each timed alone, warm store (the C reference: the same number "
-              "over its repeats). `get`: %d processes per size, each timed from spawn to exit by the harness, "
+              "over its repeats, each repeat's after 20 untimed ones). `get`: %d processes per size, each timed from spawn to exit by the harness, "
               "credstore's and C's interleaved; peak RSS: the largest of %d more runs per size, through "
               "Benchmarks/maxrss.c (fork, exec, wait4 from a small C parent)." % (a.lookups, a.get_runs, a.rss_runs), ""]
     other, rss = other_table(sizes)
