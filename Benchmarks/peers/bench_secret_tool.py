@@ -110,9 +110,14 @@ def measure(args, rows):
         err = [l for l in inner.stderr.decode(errors="replace").splitlines() if "fd limit" not in l]
         if err:
             sys.stdout.write("\n".join(err) + "\n")
-        sys.stdout.write(inner.stdout.decode(errors="replace"))
+        out = inner.stdout.decode(errors="replace")
+        sys.stdout.write(out)
         sys.stdout.flush()
         if inner.returncode != 0:
+            last = out.strip().splitlines()[-1:]
+            if not last or not last[0].startswith(("not run:", "failed:")):
+                # The driver never ran: dbus-run-session itself could not give it a bus.
+                raise pb.NotRun("dbus-run-session failed (exit %d): %s" % (inner.returncode, (err or ["?"])[-1]))
             sys.exit(inner.returncode)  # the inner run has written its own last line and rows
     finally:
         shutil.rmtree(home, ignore_errors=True)
