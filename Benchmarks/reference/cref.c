@@ -213,11 +213,15 @@ static void emit(long n, const char *metric, double value, const char *unit, lon
 }
 
 /*
- * REPEATS rounds, each on fresh databases in DIR:
+ * REPEATS rounds, each on fresh databases in DIR, so that every round measures the same store and
+ * not one that earlier rounds have grown or fragmented:
  *   - N credentials inserted in one transaction (insert_bulk_1txn_s);
- *   - in that store, WARM_UP_LOOKUPS untimed lookups, then LOOKUPS random ones, each timed alone
- *     (lookup_med_us, lookup_p99_us over all rounds' lookups together): a median of single calls
- *     says what one lookup costs, where a mean over a loop would hide the tail that p99 shows;
+ *   - in that store, still open and so with its pages cached (a warm store, as credstore's
+ *     lookups are measured in a store it holds open), WARM_UP_LOOKUPS untimed lookups, then
+ *     LOOKUPS ones, each timed alone (lookup_med_us, lookup_p99_us over all rounds' lookups
+ *     together): a median of single calls says what one lookup costs, where a mean over a loop
+ *     would hide the tail that p99 shows. The credentials are drawn uniformly, so the lookups
+ *     descend to leaves all over the B-tree rather than to one hot page;
  *   - N credentials inserted each in its own transaction, synchronous = NORMAL (no fsync per
  *     commit in WAL mode: the cost of SQLite's commit alone) and then synchronous = FULL (one
  *     fsync per commit: a durable write), reported whole and per insert.
@@ -227,7 +231,7 @@ static void emit(long n, const char *metric, double value, const char *unit, lon
 static int bench(const char *dir, long n, long lookups, long repeats) {
     char bulk_path[1024], normal_path[1024], full_path[1024];
     if (n < 1 || lookups < 1 || repeats < 1 || n > UINT32_MAX) {
-        fprintf(stderr, "cref bench: N, LOOKUPS and REPEATS must be positive\n");
+        fprintf(stderr, "cref bench: N (below 2^32), LOOKUPS and REPEATS must be positive\n");
         return 2;
     }
     snprintf(bulk_path, sizeof bulk_path, "%s/cref-bulk.db", dir);
