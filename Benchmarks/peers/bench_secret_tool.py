@@ -71,8 +71,8 @@ def measure_on_session_bus(args, rows):
         keyring = os.path.join(os.environ["XDG_DATA_HOME"], "keyrings", "login.keyring")
         for n in pb.sizes(args.sizes):
             if n > args.max_fill:
-                rows.not_run(n, "not filled past %d: each store rewrites the whole keyring file (O(N) per insert)"
-                             % args.max_fill)
+                rows.not_run(n, "not filled past {:,}: each store rewrites the whole keyring file, O(N) per insert"
+                             .format(args.max_fill))
                 continue
             fill.to(n)
             picked = [pb.Credential(i) for i in pb.lookup_sample(n, args.lookups)]
