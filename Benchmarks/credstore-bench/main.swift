@@ -34,7 +34,7 @@ func median(_ xs: [Double]) -> Double {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
-/// Nearest-rank percentile, as common.py's p99.
+/// Nearest-rank percentile, as side_by_side.py and Benchmarks/peers/peerbench.py compute p99.
 func percentile(_ xs: [Double], _ p: Double) -> Double {
     let s = xs.sorted()
     let rank = min(s.count, max(1, Int((p * Double(s.count)).rounded(.up))))
