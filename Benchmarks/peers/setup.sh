@@ -17,7 +17,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 # gnome-keyring, dbus: secret-tool against a private keyring daemon on a private session bus.
 # pass, gnupg: pass with a throwaway key.
 apt_packages=(gcc libc6-dev libsodium-dev libsqlite3-dev git
-              libsecret-tools gnome-keyring dbus dbus-bin
+              libsecret-tools gnome-keyring dbus dbus-bin dbus-session-bus-common
               pass gnupg)
 missing=()
 for p in "${apt_packages[@]}"; do
@@ -37,6 +37,11 @@ if "$PYTHON" -c "import keyring, keyrings.cryptfile.cryptfile, keyrings.alt.file
   echo "pip: keyring, keyrings.cryptfile, keyrings.alt already importable by $PYTHON"
 else
   echo "pip: installing keyring keyrings.cryptfile keyrings.alt for $PYTHON"
-  "$PYTHON" -m pip install -q keyring keyrings.cryptfile keyrings.alt
+  if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
+    $SUDO apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+  fi
+  # Debian's own python3 refuses pip installs into it (PEP 668): there, into the user's site.
+  "$PYTHON" -m pip install -q keyring keyrings.cryptfile keyrings.alt ||
+    "$PYTHON" -m pip install -q --user --break-system-packages keyring keyrings.cryptfile keyrings.alt
 fi
 echo "setup ok"
