@@ -6,7 +6,7 @@ algorithm: RSA-3072 on gpg 2.2), so no pinentry is needed; gpg-agent is stopped 
 `pass insert --multiline --force HOST:PORT/USER` (password on stdin) or `pass show HOST:PORT/USER`
 process per operation.
 
-Fast fill: a real insert costs a bash script and a gpg run, ~25 ms, so sizes above --max-fill
+Fast fill: a real insert costs a bash script and a gpg run, 25-40 ms, so sizes above --max-fill
 (default 1,000) are not filled one at a time. The entries that will be looked up at that size,
 and --marginal more whose inserts are timed, are inserted for real; every other new entry is a
 copy of one real entry's .gpg file under its own name. pass keeps no index, so the store has the
