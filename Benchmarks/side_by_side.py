@@ -6,9 +6,11 @@ Normally started by Benchmarks/run, which builds the release binaries first. Wri
 plot) and run.log; then, unless --no-docs, puts the tables between the GENERATED markers of
 docs/performance.md and the plot in docs/performance.svg.
 
-Rows are the peer scripts' JSON lines {"peer", "n", "metric", "value", "unit", "samples", "note"}.
-Every ratio is against the C reference measured in this same run. No third-party Python package
-is needed: the SVG is written by hand.
+Everything it runs is in this folder: the C reference (reference/cref.c, built here with gcc),
+the peer drivers (peers/bench_*.py; --peers-dir or CREDSTORE_PEERS_DIR for others), maxrss.c and
+nosync.c. All of them print the same JSON rows {"peer", "n", "metric", "value", "unit", "samples",
+"note"}, as credstore-bench does. Every ratio is against the C reference measured in this same
+run. No third-party Python package is needed: the SVG is written by hand.
 """
 import argparse
 import datetime
@@ -134,13 +136,12 @@ def sizes_label(n):
 # measuring
 
 
-def build_helpers(out, peers_dir):
-    cref_src = os.path.join(peers_dir, "cref", "cref.c")
+def build_helpers(out):
+    cref_src = os.path.join(HERE, "reference", "cref.c")
     if not os.path.exists(cref_src):
-        raise SystemExit("C reference not found at %s; set CREDSTORE_PEERS_DIR to the peers directory "
-                         "(../shared/peers, with cref/cref.c)" % cref_src)
+        raise SystemExit("C reference not found at %s (Benchmarks/reference/cref.c of this repository)" % cref_src)
     cref = os.path.join(out, "cref")
-    subprocess.run(["gcc", "-O2", "-o", cref, cref_src, "-lsodium", "-lsqlite3"], check=True)
+    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-o", cref, cref_src, "-lsodium", "-lsqlite3"], check=True)
     nosync = os.path.join(out, "nosync.so")
     subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", nosync, os.path.join(HERE, "nosync.c")], check=True)
     maxrss = os.path.join(out, "maxrss")
@@ -287,15 +288,19 @@ def peer_plan(mode):
     return plan
 
 
+PEER_NOT_RUN = 69  # a driver's exit status when its store cannot run here (Benchmarks/peers/peerbench.py)
+
+
 def measure_peers(peers_dir, out, mode, sizes, timeout):
     status = []
     if mode == "none":
         return [("all peers", "not run (--peers none)")]
     jsonl = os.path.join(out, "peers.jsonl")
     open(jsonl, "w").close()
+    setup = os.path.relpath(os.path.join(peers_dir, "setup.sh"), REPO)
     for name, script, available in peer_plan(mode):
         if not available():
-            msg = "not run: not installed (run %s/setup.sh once)" % peers_dir
+            msg = "not run: not installed (run `bash %s` once)" % setup
             log("peer %s: %s" % (name, msg))
             status.append((name, msg))
             continue
@@ -309,7 +314,12 @@ def measure_peers(peers_dir, out, mode, sizes, timeout):
             if LOG:
                 LOG.write(p.stdout.decode(errors="replace"))
             last = p.stdout.decode(errors="replace").strip().splitlines()[-1:]
-            st = "ok" if p.returncode == 0 else "FAILED rc=%d: %s" % (p.returncode, last[0] if last else "")
+            if p.returncode == 0:
+                st = "ok"
+            elif p.returncode == PEER_NOT_RUN and last and last[0].startswith("not run"):
+                st = last[0]  # the driver's own reason: the store cannot run on this machine
+            else:
+                st = "FAILED rc=%d: %s" % (p.returncode, last[0] if last else "")
         except subprocess.TimeoutExpired:
             st = "FAILED: timed out after %d s" % timeout
         log("peer %s: %s (%.0f s)" % (name, st, time.time() - t))
@@ -318,6 +328,12 @@ def measure_peers(peers_dir, out, mode, sizes, timeout):
         for line in f:
             row = json.loads(line)
             ROWS.append(row)
+    # Sizes a driver chose not to measure (a fill capped, say) go into its status, with the reason.
+    for k, (name, st) in enumerate(status):
+        skipped = ["%s not run (%s)" % (sizes_label(r["n"]), r["note"]) for r in ROWS
+                   if r["peer"] == name and r["metric"] == "not_run" and r["n"] > 0]
+        if skipped:
+            status[k] = (name, "%s; %s" % (st, "; ".join(skipped)))
     return status
 
 
@@ -582,7 +598,7 @@ def report(a, sizes, peer_sizes, peer_status, versions, started, wall):
     lines += ["#### Budgets", ""] + budget_table(sizes) + [""]
     lines += ["#### By store size (credstore and the C reference, same run)", ""] + size_table(sizes) + [""]
     lines += ["Lookups: %d random credentials per size, each timed alone, warm store (the C reference: the same number "
-              "over its repeats). `get`: %d processes per size, each timed from spawn to exit by the harness, "
+              "over its repeats, each repeat's after 20 untimed ones). `get`: %d processes per size, each timed from spawn to exit by the harness, "
               "credstore's and C's interleaved; peak RSS: the largest of %d more runs per size, through "
               "Benchmarks/maxrss.c (fork, exec, wait4 from a small C parent)." % (a.lookups, a.get_runs, a.rss_runs), ""]
     other, rss = other_table(sizes)
@@ -592,7 +608,7 @@ def report(a, sizes, peer_sizes, peer_status, versions, started, wall):
     lines += ["#### Every store: median lookup (×C: against the C reference of the same kind at the same N)", ""]
     lines += all_stores_table(sizes, peer_sizes) + [""]
     lines += ["Peers: " + "; ".join("%s: %s" % s for s in peer_status) + ". How each peer is driven, and "
-              "which sizes are fast-filled or not run: `../shared/peers/RESULTS.md`.", ""]
+              "which sizes are fast-filled or not run: `Benchmarks/peers/README.md`.", ""]
     return "\n".join(lines)
 
 
@@ -631,8 +647,8 @@ def main():
     ap.add_argument("--peers", choices=["all", "fast", "none"], default="all",
                     help="fast: git, secret-tool, pass (not the Python keyrings, about 3.5 min)")
     ap.add_argument("--peer-timeout", type=int, default=900)
-    ap.add_argument("--peers-dir", default=os.environ.get("CREDSTORE_PEERS_DIR",
-                                                          os.path.join(os.path.dirname(REPO), "shared", "peers")))
+    ap.add_argument("--peers-dir", default=os.environ.get("CREDSTORE_PEERS_DIR", os.path.join(HERE, "peers")),
+                    help="the peer drivers bench_*.py (default Benchmarks/peers, or $CREDSTORE_PEERS_DIR)")
     ap.add_argument("--quick", action="store_true",
                     help="defaults for a shorter run: --lookups 500 --get-runs 20 --set-count 300 --open-count 50 "
                          "--import-repeats 1 --cref-repeats 3 --durable-rounds 5 --durable-count 200 --peers fast")
@@ -658,7 +674,7 @@ def main():
     for exe in (bench, credstore):
         if not os.access(exe, os.X_OK):
             raise SystemExit("%s is missing; build it first (Benchmarks/run does)" % exe)
-    cref, nosync, maxrss = build_helpers(a.out, a.peers_dir)
+    cref, nosync, maxrss = build_helpers(a.out)
 
     steps = []
 

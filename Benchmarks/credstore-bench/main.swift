@@ -1,8 +1,8 @@
-// In-process timings beside the C reference (`../shared/peers/cref`), the suite behind
+// In-process timings beside the C reference (`Benchmarks/reference/cref.c`), the suite behind
 // docs/performance.md. Each mode is meant to run as its own process, so that the peak RSS it
 // reports (getrusage ru_maxrss, printed last) is that mode's alone. Output: one JSON object per
 // line on stdout, {"peer", "n", "metric", "value", "unit", "samples", "note"}, the rows of the
-// peer scripts in ../shared/peers.
+// C reference and of the peer drivers in Benchmarks/peers.
 //
 //   credstore-bench fill DIR N [synchronizable]  fill DIR/perm-N (N permanent credentials, one `set` each)
 //                                             or DIR/sync-N, once; later runs reuse it
@@ -34,7 +34,7 @@ func median(_ xs: [Double]) -> Double {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
-/// Nearest-rank percentile, as common.py's p99.
+/// Nearest-rank percentile, as side_by_side.py and Benchmarks/peers/peerbench.py compute p99.
 func percentile(_ xs: [Double], _ p: Double) -> Double {
     let s = xs.sorted()
     let rank = min(s.count, max(1, Int((p * Double(s.count)).rounded(.up))))
