@@ -52,6 +52,19 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return (header, slots)
     }
 
+    /// The schema as `sqlite_master` holds it, digested, and the newest migration recorded: what
+    /// opening compares with the schema the migrations build (``StoreSchema``).
+    func schemaState() throws -> StoreSchema.State {
+        var rows: [(type: String?, name: String?, table: String?, sql: String?)] = []
+        try db.cachedStatement(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
+            .forEachRawRow(values: []) { rows.append(($0.text(0), $0.text(1), $0.text(2), $0.text(3))) }
+        var newest: String?
+        if rows.contains(where: { $0.type == "table" && $0.name == "schema_migrations" }) {
+            try db.cachedStatement(sql: "SELECT max(identifier) FROM schema_migrations").forEachRawRow(values: []) { newest = $0.text(0) }
+        }
+        return StoreSchema.State(digest: StoreSchema.digest(of: rows), newestMigration: newest)
+    }
+
     func keyGeneration() throws -> Int64? {
         var generation: Int64?
         try db.cachedStatement(sql: "SELECT key_generation FROM store_header WHERE id = 1")
@@ -63,9 +76,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         let statement = try db.cachedStatement(sql: "SELECT \(Self.credentialColumns) FROM credentials WHERE space_index = ?")
         var result = SealedSpace(credentials: [], defaultChoice: nil)
         try statement.forEachRawRow(binding: [spaceIndex]) { result.credentials.append(try Self.credential($0)) }
-        if result.credentials.count > 1 || (includingDefault && !result.credentials.isEmpty) {
-            result.defaultChoice = try defaultChoice(space: spaceIndex)
-        }
+        // Always, whatever `includingDefault` says: a choice naming a row that is gone is the
+        // trace of a deleted credential, and only a read of the choice can notice it (a space
+        // with one row left would otherwise answer with that row).
+        result.defaultChoice = try defaultChoice(space: spaceIndex)
         return result
     }
 

@@ -28,3 +28,32 @@ extension CredentialStorage {
         return try CredentialStorage(at: databaseURL, key: .keyFile(defaultKeyFileURL(forDatabase: databaseURL)), logger: logger)
     }
 }
+
+extension SealedSpace {
+    /// Whether the space's default choice names a user that has no credential in it. Every write
+    /// clears the choice with the credential it names, so this is the trace of a row deleted
+    /// outside credstore (the table seal would notice it too, but a one-lookup process does not
+    /// check the whole seal).
+    var defaultIsDangling: Bool {
+        guard let choice = defaultChoice else { return false }
+        return !credentials.contains { $0.userIndex == choice.userIndex }
+    }
+}
+
+extension CredentialStorage {
+    /// What a default choice that names no credential is.
+    static let danglingDefault = CredentialStorageError(.tamperDetected,
+        "a default choice names a credential that is not in the store: a credential was deleted outside credstore; run `credstore verify` and restore the store from a backup")
+
+    /// `sealed` as one read found it, or, when its default choice names no credential, as a
+    /// snapshot finds it again: a lookup reads the rows and the choice in two statements without
+    /// a transaction (the fast path of `credstore get`), so another process's `set` or `remove`
+    /// in between could make an honest store look dangling. Still dangling in a snapshot, it is
+    /// tampering.
+    func confirmingDefault(_ sealed: SealedSpace, spaceIndex: [UInt8]) throws -> SealedSpace {
+        guard sealed.defaultIsDangling else { return sealed }
+        let again = try repository.snapshotRead { try $0.space(spaceIndex, includingDefault: true) }
+        guard !again.defaultIsDangling else { throw Self.danglingDefault }
+        return again
+    }
+}

@@ -35,17 +35,22 @@ enum StoreOpener {
         }
         let repository = try SQLiteRepository(path: path)
 
-        let (stored, migrationsPending) = try repository.openingState(upTo: migrateUpTo)
+        let (stored, migrationsPending, schema) = try repository.openingState(upTo: migrateUpTo)
         if var (header, slots) = stored {
             var (root, kek) = try unlock(header: header, slots: slots, key: key)
             var keys = try StoreKeys(root: root)
-            if try migrationsPending.get() {
+            let pending = try migrationsPending.get()
+            // Nothing in the schema but what the migrations built: a planted trigger or view
+            // would run inside credstore's own statements (before a migration writes, too).
+            if let schema { try StoreSchema.check(schema) }
+            if pending {
                 try repository.migrate(upTo: migrateUpTo) { [keys] applied, writer in
                     // A store older than the table seal gets one over the rows it has.
                     if applied.contains(TableSealing.migration) {
                         try writer.setTableSeal(TableSealing.compute(writer, keys: keys, storeID: header.storeID, generation: 0))
                     }
                 }
+                try StoreSchema.check(repository.schemaState())
             }
             let anchorFile = AnchorFile(anchor, storeID: header.storeID)
             let sealed = try migrateUpTo == nil || repository.hasMigration(TableSealing.migration)
