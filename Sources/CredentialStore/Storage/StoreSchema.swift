@@ -52,11 +52,16 @@ enum StoreSchema {
                 encoded.append(contentsOf: bytes)
             }
         }
-        var output = [UInt8](repeating: 0, count: 32)
+        return hash(encoded, outputBytes: 32)
+    }
+
+    /// Unkeyed BLAKE2b of `message`, `outputBytes` long (16…64).
+    static func hash(_ message: [UInt8], outputBytes: Int) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: outputBytes)
         output.withUnsafeMutableBytes { out in
-            encoded.withUnsafeBytes { message in
+            message.withUnsafeBytes { message in
                 _ = crypto_generichash(
-                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes,
                     message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count), nil, 0)
             }
         }
