@@ -55,14 +55,22 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     /// The schema as `sqlite_master` holds it, digested, and the newest migration recorded: what
     /// opening compares with the schema the migrations build (``StoreSchema``).
     func schemaState() throws -> StoreSchema.State {
-        var rows: [(type: String?, name: String?, table: String?, sql: String?)] = []
-        try db.cachedStatement(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
-            .forEachRawRow(values: []) { rows.append(($0.text(0), $0.text(1), $0.text(2), $0.text(3))) }
+        // Hashed straight from SQLite's buffers: this runs on every open, `credstore get` included.
+        let statement = try db.cachedStatement(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
+        var hasHistory = false
+        let digest = try StoreSchema.digest { add in
+            try statement.forEachRawRow(values: []) { row in
+                for column in Int32(0)..<4 { add(row.textBytes(column)) }
+                if let name = row.textBytes(1), name.elementsEqual("schema_migrations".utf8), row.textBytes(0).map({ $0.elementsEqual("table".utf8) }) == true {
+                    hasHistory = true
+                }
+            }
+        }
         var newest: String?
-        if rows.contains(where: { $0.type == "table" && $0.name == "schema_migrations" }) {
+        if hasHistory {
             try db.cachedStatement(sql: "SELECT max(identifier) FROM schema_migrations").forEachRawRow(values: []) { newest = $0.text(0) }
         }
-        return StoreSchema.State(digest: StoreSchema.digest(of: rows), newestMigration: newest)
+        return StoreSchema.State(digest: digest, newestMigration: newest)
     }
 
     func keyGeneration() throws -> Int64? {

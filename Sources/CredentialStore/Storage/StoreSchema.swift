@@ -35,24 +35,29 @@ enum StoreSchema {
         var newestMigration: String?
     }
 
-    /// The digest of `sqlite_master`'s rows, given in a fixed order: each field length-prefixed,
-    /// so that no two different schemas encode alike.
-    static func digest(of rows: [(type: String?, name: String?, table: String?, sql: String?)]) -> [UInt8] {
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(4096)
-        for row in rows {
-            for field in [row.type, row.name, row.table, row.sql] {
+    /// The digest of `sqlite_master`'s rows, whose fields `body` hands to its argument in a fixed
+    /// order (nil for NULL): each field tagged and length-prefixed, so that no two different
+    /// schemas encode alike, and hashed as it comes, without a copy.
+    static func digest(_ body: (_ add: (UnsafeBufferPointer<UInt8>?) -> Void) throws -> Void) rethrows -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 32)
+        // libsodium's state wants 64-byte alignment, which a Swift local does not promise.
+        try withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { buffer in
+            let state = OpaquePointer(buffer.baseAddress!)
+            crypto_generichash_init(state, nil, 0, 32)
+            try body { field in
                 guard let field else {
-                    encoded.append(0)
-                    continue
+                    var absent: UInt8 = 0
+                    crypto_generichash_update(state, &absent, 1)
+                    return
                 }
-                let bytes = Array(field.utf8)
-                encoded.append(1)
-                withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { encoded.append(contentsOf: $0) }
-                encoded.append(contentsOf: bytes)
+                var prefix: [UInt8] = [1]
+                withUnsafeBytes(of: UInt32(field.count).bigEndian) { prefix.append(contentsOf: $0) }
+                crypto_generichash_update(state, prefix, 5)
+                if let base = field.baseAddress { crypto_generichash_update(state, base, UInt64(field.count)) }
             }
+            output.withUnsafeMutableBufferPointer { _ = crypto_generichash_final(state, $0.baseAddress!, 32) }
         }
-        return hash(encoded, outputBytes: 32)
+        return output
     }
 
     /// Unkeyed BLAKE2b of `message`, `outputBytes` long (16…64).
