@@ -1,6 +1,7 @@
 import CredentialStoreMigrations
 import Foundation
 import GRDB
+import Logging
 import Testing
 @testable import CredentialStore
 
@@ -46,6 +47,19 @@ import Testing
         for check in [CredentialStorage.IntegrityCheck.onOpen, .rowsOnly, .deferredToVerify] {
             expectError(.tamperDetected) { try store.open(integrityCheck: check) }
         }
+    }
+
+    /// A store an older version left is checked against its own migrations' schema before the
+    /// pending ones run, so a planted trigger never fires inside a migration's writes.
+    @Test func anOlderStoreWithAPlantedTriggerIsRefusedBeforeItIsMigrated() throws {
+        let store = try TemporaryStore()
+        let first = SchemaHistory.migrations[0].identifier
+        _ = try StoreOpener.open(
+            databaseURL: store.databaseURL, key: .keyFile(store.keyFileURL), logger: Logger(label: "test"), migrateUpTo: first)
+        try store.rawDatabase().write { try $0.execute(sql: "CREATE TRIGGER spy AFTER INSERT ON key_slots BEGIN SELECT 1; END") }
+        expectError(.tamperDetected) { try store.open() }
+        let applied = try store.rawDatabase().read { try String.fetchAll($0, sql: "SELECT identifier FROM schema_migrations") }
+        #expect(applied == [first], "nothing was migrated")
     }
 
     @Test func aPlantedTriggerCannotKeepARemovedCredential() throws {
