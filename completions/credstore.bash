@@ -186,7 +186,7 @@ _credstore() {
 
 _credstore_init() {
     repeating_flags=()
-    non_repeating_flags=(--passphrase --json --version -h --help)
+    non_repeating_flags=(--passphrase --force --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--store --key-file)
     __credstore_offer_flags_options 0

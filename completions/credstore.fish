@@ -23,7 +23,7 @@ function __credstore_parse_tokens -S
         __credstore_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'init'
-            __credstore_parse_subcommand 0 'passphrase' 'store=' 'key-file=' 'json' 'version' 'h/help'
+            __credstore_parse_subcommand 0 'passphrase' 'force' 'store=' 'key-file=' 'json' 'version' 'h/help'
         case 'add'
             __credstore_parse_subcommand 1 'realm=' 'method=' 'proxy=' 'user=' 'persistence=' 'default' 'store=' 'key-file=' 'json' 'version' 'h/help'
         case 'get'
@@ -141,6 +141,7 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional 
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'netrc' -d 'Import a netrc file, or export the store\'s web credentials as one.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" passphrase' -l 'passphrase' -d 'Lock the store with a passphrase rather than a key file.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" force' -l 'force' -d 'Accept the store now at the path as this path\'s store, when it replaced another on purpose.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore init" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'

@@ -96,9 +96,8 @@ final class RowJournal {
 
 /// A space's credentials, and its default choice when the default rule needs it.
 ///
-/// A space with exactly one credential resolves to that credential whatever its default choice,
-/// so reads leave `defaultChoice` nil then and save a B-tree descent; writers read the choice
-/// itself with ``CredentialRepositoryReading/defaultChoice(space:)``.
+/// The choice is always read: one that names no credential of the space is tampering (a row was
+/// deleted outside credstore), whatever the number of credentials left.
 struct SealedSpace: Sendable {
     var credentials: [SealedCredential]
     var defaultChoice: SealedDefault?
@@ -110,8 +109,8 @@ protocol CredentialRepositoryReading {
     /// The header's key generation alone: what a write checks, before it seals, to notice a
     /// rotation by another process; nil before the store exists.
     func keyGeneration() throws -> Int64?
-    /// The credentials of a space; its default choice too when `includingDefault` or when the
-    /// space holds several credentials.
+    /// The credentials of a space and its default choice (`includingDefault` is kept for callers;
+    /// the choice is always read, so that a dangling one is noticed).
     func space(_ spaceIndex: [UInt8], includingDefault: Bool) throws -> SealedSpace
     func credential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedCredential?
     func credentials(origin originIndex: [UInt8]) throws -> [SealedCredential]

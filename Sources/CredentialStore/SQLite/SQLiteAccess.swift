@@ -53,6 +53,27 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return (header, slots)
     }
 
+    /// The schema as `sqlite_master` holds it, digested, and the newest migration recorded: what
+    /// opening compares with the schema the migrations build (``StoreSchema``).
+    func schemaState() throws -> StoreSchema.State {
+        // Hashed straight from SQLite's buffers: this runs on every open, `credstore get` included.
+        let statement = try db.cachedStatement(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
+        var hasHistory = false
+        let digest = try StoreSchema.digest { add in
+            try statement.forEachRawRow(values: []) { row in
+                for column in Int32(0)..<4 { add(row.textBytes(column)) }
+                if let name = row.textBytes(1), name.elementsEqual("schema_migrations".utf8), row.textBytes(0).map({ $0.elementsEqual("table".utf8) }) == true {
+                    hasHistory = true
+                }
+            }
+        }
+        var newest: String?
+        if hasHistory {
+            try db.cachedStatement(sql: "SELECT max(identifier) FROM schema_migrations").forEachRawRow(values: []) { newest = $0.text(0) }
+        }
+        return StoreSchema.State(digest: digest, newestMigration: newest)
+    }
+
     func keyGeneration() throws -> Int64? {
         var generation: Int64?
         try db.cachedStatement(sql: "SELECT key_generation FROM store_header WHERE id = 1")
@@ -64,9 +85,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         let statement = try db.cachedStatement(sql: "SELECT \(Self.credentialColumns) FROM credentials WHERE space_index = ?")
         var result = SealedSpace(credentials: [], defaultChoice: nil)
         try statement.forEachRawRow(binding: [spaceIndex]) { result.credentials.append(try Self.credential($0)) }
-        if result.credentials.count > 1 || (includingDefault && !result.credentials.isEmpty) {
-            result.defaultChoice = try defaultChoice(space: spaceIndex)
-        }
+        // Always, whatever `includingDefault` says: a choice naming a row that is gone is the
+        // trace of a deleted credential, and only a read of the choice can notice it (a space
+        // with one row left would otherwise answer with that row).
+        result.defaultChoice = try defaultChoice(space: spaceIndex)
         return result
     }
 

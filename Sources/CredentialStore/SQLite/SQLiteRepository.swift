@@ -123,14 +123,18 @@ final class SQLiteRepository: CredentialRepository {
     /// The header and key slots, and whether migrations are pending, in one read: what opening an
     /// existing store needs first. A damaged or newer schema history is returned as the failure
     /// to report once the key has been checked, as ``migrate(upTo:afterMigrating:)`` reports it.
-    func openingState(upTo identifier: String? = nil) throws -> (header: (StoreHeader, [KeySlot])?, migrationsPending: Result<Bool, CredentialStorageError>) {
+    func openingState(upTo identifier: String? = nil) throws -> (
+        header: (StoreHeader, [KeySlot])?, migrationsPending: Result<Bool, CredentialStorageError>, schema: StoreSchema.State?
+    ) {
         try Self.mapErrors {
             try queue.read { db in
                 let header = try SQLiteAccess(db: db).header()
+                // The schema in the same snapshot (a few rows of a page SQLite has just read).
+                let schema = try header == nil ? nil : SQLiteAccess(db: db).schemaState()
                 do {
-                    return (header, .success(try !Self.pendingMigrations(db, upTo: identifier).isEmpty))
+                    return (header, .success(try !Self.pendingMigrations(db, upTo: identifier).isEmpty), schema)
                 } catch let error as CredentialStorageError {
-                    return (header, .failure(error))
+                    return (header, .failure(error), schema)
                 }
             }
         }
@@ -168,6 +172,11 @@ final class SQLiteRepository: CredentialRepository {
         }
     }
 
+    /// The schema as it is now (see ``StoreSchema``).
+    func schemaState() throws -> StoreSchema.State {
+        try Self.mapErrors { try queue.read { db in try SQLiteAccess(db: db).schemaState() } }
+    }
+
     private static func pendingMigrations(_ db: Database, upTo identifier: String?) throws -> [SchemaMigration] {
         let history = SchemaHistory.migrations
         let wanted = identifier.map { id in Array(history.prefix { $0.identifier <= id }) } ?? history
@@ -194,8 +203,9 @@ final class SQLiteRepository: CredentialRepository {
     // Our own runner rather than GRDB's DatabaseMigrator: all pending steps run in the caller's
     // one IMMEDIATE transaction, so a kill mid-migration, or two processes opening a new store at
     // once, leave either the old schema or the new one.
+    // Internal, not private: ``StoreSchema`` builds the expected schema with this same runner.
     @discardableResult
-    private static func migrate(_ db: Database, upTo identifier: String?) throws -> [String] {
+    static func migrate(_ db: Database, upTo identifier: String?) throws -> [String] {
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
         let pending = try pendingMigrations(db, upTo: identifier)
         for migration in pending {

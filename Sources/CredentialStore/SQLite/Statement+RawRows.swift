@@ -32,6 +32,12 @@ struct RawRow {
     }
 
     /// The blob of a column; nil when it is NULL or not a blob.
+    /// A text column's bytes, valid until the next step; nil for NULL or another type.
+    func textBytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard sqlite3_column_type(statement, column) == SQLITE_TEXT, let base = sqlite3_column_text(statement, column) else { return nil }
+        return UnsafeBufferPointer(start: base, count: Int(sqlite3_column_bytes(statement, column)))
+    }
+
     func blob(_ column: Int32) -> [UInt8]? {
         guard sqlite3_column_type(statement, column) == SQLITE_BLOB else { return nil }
         let count = Int(sqlite3_column_bytes(statement, column))

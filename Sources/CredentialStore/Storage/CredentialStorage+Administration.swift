@@ -42,6 +42,9 @@ extension CredentialStorage {
             let (rows, choices) = try repository.snapshotRead { try ($0.allCredentials(), $0.allDefaultChoices()) }
             let defaultUsers = Dictionary(choices.map { ($0.spaceIndex, $0.userIndex) }, uniquingKeysWith: { first, _ in first })
             let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
+            // One snapshot, so a choice without its row is tampering, not a race with a writer.
+            let rowKeys = Set(rows.map { $0.spaceIndex + $0.userIndex })
+            guard choices.allSatisfy({ rowKeys.contains($0.spaceIndex + $0.userIndex) }) else { throw Self.danglingDefault }
             return try rows.map { row in
                 let space = try keys.openSpace(row)
                 let user = try keys.openUser(row)

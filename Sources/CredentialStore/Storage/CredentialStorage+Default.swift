@@ -22,9 +22,49 @@ extension CredentialStorage {
         databaseURL.deletingLastPathComponent().appendingPathComponent("store.key", isDirectory: false)
     }
 
+    /// Forgets which store was last seen at `databaseURL`, so that the next open accepts the store
+    /// that is there now and remembers it instead.
+    ///
+    /// Opening a store that is not the one last opened at its path (another store id, or a key-file
+    /// store where a passphrase store was) throws `tamperDetected`: someone may have swapped the
+    /// file for one whose key they know, to collect what is saved next. Call this only when you
+    /// replaced the store yourself (`credstore init --force` does).
+    public static func forgetRecordedStore(at databaseURL: URL, rollbackAnchor: RollbackAnchor = .standard) throws {
+        try StoreRecord(rollbackAnchor, databaseURL: databaseURL)?.forget()
+    }
+
     /// Opens the user's default store, creating it and its key file on first use.
     public static func openDefault(logger: Logger = Logger(label: "credstore")) throws -> CredentialStorage {
         let databaseURL = defaultDatabaseURL()
         return try CredentialStorage(at: databaseURL, key: .keyFile(defaultKeyFileURL(forDatabase: databaseURL)), logger: logger)
+    }
+}
+
+extension SealedSpace {
+    /// Whether the space's default choice names a user that has no credential in it. Every write
+    /// clears the choice with the credential it names, so this is the trace of a row deleted
+    /// outside credstore (the table seal would notice it too, but a one-lookup process does not
+    /// check the whole seal).
+    var defaultIsDangling: Bool {
+        guard let choice = defaultChoice else { return false }
+        return !credentials.contains { $0.userIndex == choice.userIndex }
+    }
+}
+
+extension CredentialStorage {
+    /// What a default choice that names no credential is.
+    static let danglingDefault = CredentialStorageError(.tamperDetected,
+        "a default choice names a credential that is not in the store: a credential was deleted outside credstore; run `credstore verify` and restore the store from a backup")
+
+    /// `sealed` as one read found it, or, when its default choice names no credential, as a
+    /// snapshot finds it again: a lookup reads the rows and the choice in two statements without
+    /// a transaction (the fast path of `credstore get`), so another process's `set` or `remove`
+    /// in between could make an honest store look dangling. Still dangling in a snapshot, it is
+    /// tampering.
+    func confirmingDefault(_ sealed: SealedSpace, spaceIndex: [UInt8]) throws -> SealedSpace {
+        guard sealed.defaultIsDangling else { return sealed }
+        let again = try repository.snapshotRead { try $0.space(spaceIndex, includingDefault: true) }
+        guard !again.defaultIsDangling else { throw Self.danglingDefault }
+        return again
     }
 }

@@ -173,7 +173,10 @@ public final class CredentialStorage: Sendable {
         return try readFollowingRekey({ keys in
             // The session snapshot is taken inside the serialized read: a write swaps the session
             // tier before its turn ends, so a user moving between tiers is always seen in one.
-            let (sealed, sessionSpace) = try repository.read { (try $0.space(keys.spaceIndex(space), includingDefault: false), currentSession()[space]) }
+            let spaceIndex = keys.spaceIndex(space)
+            let (read, sessionSpace) = try repository.read { (try $0.space(spaceIndex, includingDefault: true), currentSession()[space]) }
+            // A lookup by user answers nothing from a space whose default choice betrays a deleted row.
+            let sealed = try confirmingDefault(read, spaceIndex: spaceIndex)
             var result: [String: Credential] = [:]
             for row in sealed.credentials {
                 let credential = try keys.openCredential(row)
@@ -211,9 +214,9 @@ public final class CredentialStorage: Sendable {
                 // Most processes keep no session credentials: skip hashing the space then.
                 let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
                 // With session credentials beside a single stored one, the stored default choice decides.
-                return (try reader.space(spaceIndex, includingDefault: !sessionSpace.credentials.isEmpty), sessionSpace)
+                return (try reader.space(spaceIndex, includingDefault: true), sessionSpace)
             }
-            return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
+            return try resolveDefault(session: sessionSpace, sealed: confirmingDefault(sealed, spaceIndex: spaceIndex), keys: keys)
         }, isMiss: { $0 == nil })
     }
 
@@ -227,8 +230,8 @@ public final class CredentialStorage: Sendable {
         do {
             let result = try body(keys)
             guard isMiss(result), try followRekey() else { return result }
-        } catch CredentialStorageError.Code.tamperDetected {
-            guard try followRekey() else { throw StoreKeys.tampered }
+        } catch let error as CredentialStorageError where error.code == .tamperDetected {
+            guard try followRekey() else { throw error }
         }
         return try body(keys)
     }
@@ -241,6 +244,8 @@ public final class CredentialStorage: Sendable {
 
     /// The default rule over both tiers of one space.
     func resolveDefault(session sessionSpace: SessionTier.Space, sealed: SealedSpace, keys: StoreKeys) throws -> Credential? {
+        // Before the session tier gets its say: a dangling choice is tampering whatever answers.
+        guard !sealed.defaultIsDangling else { throw Self.danglingDefault }
         if let user = sessionSpace.defaultUser, let credential = sessionSpace.credentials[user] {
             return credential
         }

@@ -6,19 +6,21 @@ import Darwin
 #endif
 
 /// The store's files on disk: a 0700 folder, 0600 files created under any umask, and refusal of
-/// files that others could read or that are symbolic links.
+/// files that others could read, that are symbolic links, or that another user owns.
 enum StoreFiles {
-    /// Makes `directory` (and missing parents) with mode 0700.
-    static func ensureDirectory(_ directory: URL) throws {
+    /// Makes `directory` (and missing parents) with mode 0700. An existing `directory` must be
+    /// owned by the calling user or root (its parents, which may be anyone's, are not checked).
+    static func ensureDirectory(_ directory: URL, checkingOwner: Bool = true) throws {
         // stat(2) itself: FileManager's first use costs `credstore get` more than this whole check.
         var info = stat()
         if stat(directory.path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else {
                 throw CredentialStorageError(.io, "\(directory.path) is not a folder; choose another store path")
             }
+            if checkingOwner { try checkOwner(info, of: directory.path, what: "the folder") }
             return
         }
-        try ensureDirectory(directory.deletingLastPathComponent())
+        try ensureDirectory(directory.deletingLastPathComponent(), checkingOwner: false)
         if mkdir(directory.path, 0o700) != 0, errno != EEXIST {
             throw CredentialStorageError(.io, "could not create the folder \(directory.path): \(String(cString: strerror(errno)))")
         }
@@ -41,11 +43,36 @@ enum StoreFiles {
         guard type == S_IFREG else {
             throw CredentialStorageError(.permissionsTooOpen, "\(path) is not a regular file")
         }
+        try checkOwner(info, of: path, what: "")
         if info.st_mode & 0o077 != 0 {
             let mode = String(info.st_mode & 0o777, radix: 8)
             throw CredentialStorageError(.permissionsTooOpen, "\(path) has mode \(mode), so others can read it; run `chmod 600 \(path)` if no one else did, then retry")
         }
         return true
+    }
+
+    /// `permissionsTooOpen` unless `info` (of `path`) is owned by the calling user or by root.
+    ///
+    /// Mode 0600 protects nothing when the file is someone else's: in a folder others can write
+    /// to, another user can create a store and key file of their own, which this user would then
+    /// fill with secrets. Root's files are accepted (root can read everything anyway); when the
+    /// caller is root, a file of any other user is refused like any other.
+    static func checkOwner(_ info: stat, of path: String, what: String) throws {
+        let caller = geteuid()
+        guard info.st_uid != caller, info.st_uid != 0 else { return }
+        throw CredentialStorageError(.permissionsTooOpen,
+            "\(what.isEmpty ? "" : what + " ")\(path) is owned by \(describeUser(info.st_uid)), not by you (\(describeUser(caller))) or root: another user could have put it there, so credstore does not use it; if it is yours, `chown` it, else move it away")
+    }
+
+    /// "uid N (name)", or "uid N" when the user database does not name it.
+    static func describeUser(_ uid: uid_t) -> String {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
+            return "uid \(uid)"
+        }
+        return "uid \(uid) (\(String(cString: name)))"
     }
 
     /// Checks the database and whatever journal files SQLite left beside it.
@@ -114,6 +141,10 @@ enum StoreFiles {
         guard try checkExisting(url.path) else {
             throw CredentialStorageError(.notFound, "the key file \(url.path) does not exist; pass the key file this store was created with")
         }
+        // Its folder too: whoever owns it can swap the key file for one of their own.
+        var folderInfo = stat()
+        let folder = url.deletingLastPathComponent().path
+        if stat(folder, &folderInfo) == 0 { try checkOwner(folderInfo, of: folder, what: "the folder") }
         let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             throw CredentialStorageError(.io, "could not open the key file \(url.path): \(String(cString: strerror(errno)))")

@@ -35,16 +35,25 @@ enum StoreOpener {
         }
         let repository = try SQLiteRepository(path: path)
 
-        let (stored, migrationsPending) = try repository.openingState(upTo: migrateUpTo)
+        let (stored, migrationsPending, schema) = try repository.openingState(upTo: migrateUpTo)
+        let record = StoreRecord(anchor, databaseURL: databaseURL)
         if var (header, slots) = stored {
+            // Before the key is tried: a store put in the place of this path's own is refused as
+            // such, not as a wrong key.
+            try record?.check(storeID: header.storeID, protection: slots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile)
             var (root, kek) = try unlock(header: header, slots: slots, key: key)
             var keys = try StoreKeys(root: root)
-            if try migrationsPending.get() {
+            let pending = try migrationsPending.get()
+            // Nothing in the schema but what the migrations built: a planted trigger or view
+            // would run inside credstore's own statements (before a migration writes, too).
+            if let schema { try StoreSchema.check(schema) }
+            if pending {
                 try repository.migrate(upTo: migrateUpTo) { [keys] applied, writer in
                     // A store older than the table seal gets one over the rows it has; one older
                     // than 0007 gets its sync state folded into its seal.
                     try TableSealing.afterMigrating(applied, writer, keys: keys, storeID: header.storeID)
                 }
+                try StoreSchema.check(repository.schemaState())
             }
             let anchorFile = AnchorFile(anchor, storeID: header.storeID)
             // (Only a test stops the migrations before the seal covers every table it checks.)
@@ -95,6 +104,9 @@ enum StoreOpener {
             }
         }
         logger.debug("created credential store", metadata: ["path": "\(path)"])
+        // No store was here, so none was replaced: this path's store is now this one.
+        record?.record(StoreRecord.line(
+            storeID: storedHeader.storeID, protection: storedSlots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile))
         // Another process may have created the store first; then its root key is the one.
         if storedHeader == header {
             return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind,

@@ -12,10 +12,18 @@ struct InitCommand: ParsableCommand {
             --key-file), which is created too. With --passphrase it is unlocked by a passphrase \
             from CREDSTORE_PASSPHRASE or typed twice at a prompt. Running init on an existing \
             store of the same kind changes nothing.
+
+            credstore remembers which store it last opened at each path (its id, and whether a \
+            key file or a passphrase unlocks it), and refuses (exit 77) a store that was put in \
+            its place. If you replaced the store yourself, --force accepts the store that is \
+            there now, once it opens with its key, and remembers it instead.
             """)
 
     @Flag(help: "Lock the store with a passphrase rather than a key file.")
     var passphrase = false
+
+    @Flag(help: "Accept the store now at the path as this path's store, when it replaced another on purpose.")
+    var force = false
 
     @OptionGroup var global: GlobalOptions
 
@@ -30,11 +38,18 @@ struct InitCommand: ParsableCommand {
         let location = global.location(in: console)
         let wanted: StoreProtection = passphrase ? .passphrase : .keyFile
 
+        if force {
+            try CredentialStorage.forgetRecordedStore(at: location.databaseURL)
+        }
         if location.storeExists, let existing = try CredentialStorage.protection(ofStoreAt: location.databaseURL) {
             guard existing == wanted else {
                 throw CommandFailure(.usage, existing == .passphrase
                     ? "a passphrase store already exists at \(location.path); add --passphrase, or choose another --store for a key-file store"
                     : "a key-file store already exists at \(location.path); choose another --store for a passphrase store")
+            }
+            // With --force, opened with its key, so that it is recorded as this path's store.
+            if force {
+                _ = try location.openExisting(console, orFail: CommandFailure(.notFound, "the store \(location.path) went away; run init again"))
             }
             report(location, protection: existing, created: false, console)
             return

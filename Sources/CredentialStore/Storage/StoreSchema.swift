@@ -1,0 +1,113 @@
+internal import CSodium
+import CredentialStoreMigrations
+import GRDB
+import Synchronization
+
+/// The schema a store must have: exactly what its migrations built, no table, index, trigger or
+/// view more or less.
+///
+/// Anyone who can write the file can add to its schema without the key: a trigger that puts a
+/// deleted row back (`remove` then reports success while `get` keeps answering), a view or an
+/// index that changes what a query sees. Opening compares `sqlite_master` (type, name, table and
+/// SQL text of every object) with the schema the migrations build, as one BLAKE2b digest, and
+/// refuses anything else with `tamperDetected`.
+///
+/// The expected digest of the newest migration is compiled in (``pinned``), so that opening a store
+/// hashes its own schema and compares, and never rebuilds one. Any other migration (a store that
+/// an older version left for this one to migrate, a store made for a test of an older version),
+/// or a build whose history has moved past the pinned migration, derives its digest once per
+/// process by applying the migrations to an in-memory database, with the same runner that migrates
+/// stores.
+///
+/// **Regenerating** after adding a migration: run
+/// `swift test --filter StoreSchemaTests/thePinnedDigestIsWhatTheMigrationsBuild`; it fails and
+/// prints the identifier and digest to paste into ``pinned``.
+enum StoreSchema {
+    /// The newest migration and the digest of the schema the migrations through it build.
+    static let pinned = (
+        migration: "0006_change_log_by_transaction",
+        digest: "d4445db4041a5cd16542355623dbb992af70694e7360a6dc9dd9f8d544e4cec4"
+    )
+
+    /// A store's schema as found: its digest, and the newest migration its history records.
+    struct State: Sendable, Equatable {
+        var digest: [UInt8]
+        var newestMigration: String?
+    }
+
+    /// The digest of `sqlite_master`'s rows, whose fields `body` hands to its argument in a fixed
+    /// order (nil for NULL): each field tagged and length-prefixed, so that no two different
+    /// schemas encode alike, and hashed as it comes, without a copy.
+    static func digest(_ body: (_ add: (UnsafeBufferPointer<UInt8>?) -> Void) throws -> Void) rethrows -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 32)
+        // libsodium's state wants 64-byte alignment, which a Swift local does not promise.
+        try withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { buffer in
+            let state = OpaquePointer(buffer.baseAddress!)
+            crypto_generichash_init(state, nil, 0, 32)
+            try body { field in
+                guard let field else {
+                    var absent: UInt8 = 0
+                    crypto_generichash_update(state, &absent, 1)
+                    return
+                }
+                var prefix: [UInt8] = [1]
+                withUnsafeBytes(of: UInt32(field.count).bigEndian) { prefix.append(contentsOf: $0) }
+                crypto_generichash_update(state, prefix, 5)
+                if let base = field.baseAddress { crypto_generichash_update(state, base, UInt64(field.count)) }
+            }
+            output.withUnsafeMutableBufferPointer { _ = crypto_generichash_final(state, $0.baseAddress!, 32) }
+        }
+        return output
+    }
+
+    /// Unkeyed BLAKE2b of `message`, `outputBytes` long (16…64).
+    static func hash(_ message: [UInt8], outputBytes: Int) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: outputBytes)
+        output.withUnsafeMutableBytes { out in
+            message.withUnsafeBytes { message in
+                _ = crypto_generichash(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes,
+                    message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count), nil, 0)
+            }
+        }
+        return output
+    }
+
+    /// `tamperDetected` unless `state` is the schema its newest recorded migration builds.
+    static func check(_ state: State) throws {
+        guard let newest = state.newestMigration else { throw tampered }
+        guard state.digest == (try expectedDigest(through: newest)) else { throw tampered }
+    }
+
+    static let tampered = CredentialStorageError(.tamperDetected,
+        "the store's schema (its tables, indexes, triggers or views) is not the one credstore built: it was edited outside credstore; restore the store from a backup")
+
+    /// The digest of the schema the migrations through `identifier` build.
+    static func expectedDigest(through identifier: String) throws -> [UInt8] {
+        if identifier == pinned.migration, SchemaHistory.migrations.last?.identifier == pinned.migration {
+            return pinnedDigest
+        }
+        if let known = derived.withLock({ $0[identifier] }) { return known }
+        let digest = try build(through: identifier).digest
+        derived.withLock { $0[identifier] = digest }
+        return digest
+    }
+
+    /// The schema the migrations through `identifier` build, in a new in-memory database.
+    static func build(through identifier: String) throws -> State {
+        try SQLiteRepository.mapErrors {
+            let queue = try DatabaseQueue()
+            try queue.write { db in _ = try SQLiteRepository.migrate(db, upTo: identifier) }
+            return try queue.read { db in try SQLiteAccess(db: db).schemaState() }
+        }
+    }
+
+    private static let pinnedDigest: [UInt8] = {
+        let hex = Array(pinned.digest.utf8)
+        func value(_ digit: UInt8) -> UInt8 { digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10 }
+        return stride(from: 0, to: hex.count, by: 2).map { value(hex[$0]) << 4 | value(hex[$0 + 1]) }
+    }()
+
+    /// Digests derived in this process, by migration.
+    private static let derived = Mutex<[String: [UInt8]]>([:])
+}

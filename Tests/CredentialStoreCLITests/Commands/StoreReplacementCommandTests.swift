@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 12, finding 7, through the CLI: files of another user, and a store swapped for another.
+struct StoreReplacementCommandTests {
+    /// Moves another sandbox's store (database and key file) into `sandbox`'s place.
+    func replace(_ sandbox: Sandbox, with other: Sandbox) throws {
+        let keyFile = sandbox.store.deletingLastPathComponent().appendingPathComponent("store.key")
+        let otherKey = other.store.deletingLastPathComponent().appendingPathComponent("store.key")
+        for (from, to) in [(other.store, sandbox.store), (otherKey, keyFile)] {
+            _ = unlink(to.path)
+            if FileManager.default.fileExists(atPath: from.path) { try FileManager.default.moveItem(at: from, to: to) }
+        }
+    }
+
+    @Test func anotherStoreAtTheSamePathExits77UntilInitForceAcceptsIt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-alice")
+        let other = try Sandbox()
+        try other.add("https://api.example.com", user: "mallory", password: "pw-mallory")
+        try replace(sandbox, with: other)
+
+        let got = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments)
+        #expect(got.status == 77)
+        #expect(got.stdout.isEmpty)
+        #expect(got.stderrIsOneErrorLine)
+        #expect(got.stderr.contains("init --force"))
+        // Nothing is written into the stranger's store either.
+        #expect(try sandbox.run(["add", "https://api.example.com", "--user", "bob"] + sandbox.storeArguments, stdin: "pw-bob\n").status == 77)
+
+        #expect(try sandbox.run(["init", "--force"] + sandbox.storeArguments).status == 0)
+        #expect(try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments).stdout == "pw-mallory\n")
+    }
+
+    @Test func aKeyFileStoreWhereAPassphraseStoreWasExits77() throws {
+        let sandbox = try Sandbox()
+        let passphrase = ["CREDSTORE_PASSPHRASE": "correct horse"]
+        #expect(try sandbox.run(["init", "--passphrase"] + sandbox.storeArguments, environment: passphrase).status == 0)
+        #expect(try sandbox.run(["add", "https://api.example.com", "--user", "alice"] + sandbox.storeArguments,
+                                stdin: "pw-alice\n", environment: passphrase).status == 0)
+        let other = try Sandbox()
+        try other.add("https://api.example.com", user: "mallory", password: "pw-mallory")
+        try replace(sandbox, with: other)
+
+        let got = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments, environment: passphrase)
+        #expect(got.status == 77)
+        #expect(got.stdout.isEmpty)
+        #expect(got.stderr.contains("passphrase"))
+        #expect(try sandbox.run(["add", "https://x.example.com", "--user", "alice"] + sandbox.storeArguments,
+                                stdin: "pw\n", environment: passphrase).status == 77)
+    }
+
+    @Test(.enabled(if: geteuid() == 0), arguments: ["credentials.db", "store.key", ""])
+    func aStoreFileOwnedByAnotherUserExits77NamingTheOwner(name: String) throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-alice")
+        let path = sandbox.store.deletingLastPathComponent().appendingPathComponent(name).path
+        #expect(chown(path, 65534, 65534) == 0)
+        let got = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments)
+        #expect(got.status == 77)
+        #expect(got.stdout.isEmpty)
+        #expect(got.stderrIsOneErrorLine)
+        #expect(got.stderr.contains("uid 65534"))
+        #expect(try sandbox.run(["add", "https://api.example.com", "--user", "bob"] + sandbox.storeArguments, stdin: "pw\n").status == 77)
+    }
+}
