@@ -106,11 +106,13 @@ struct Mutation {
         if let user = sessionSpace.defaultUser, sessionSpace.credentials[user] != nil {
             return user
         }
-        if let choice = try transaction.defaultChoice(space: spaceIndex),
-           try transaction.credential(space: spaceIndex, user: choice.userIndex) != nil {
-            return try keys.openDefault(choice)
+        guard let choice = try transaction.defaultChoice(space: spaceIndex) else { return nil }
+        // Inside the write transaction no other writer can be half-way: a choice that names no
+        // credential was left by someone editing the file, and a write must not paper over it.
+        guard try transaction.credential(space: spaceIndex, user: choice.userIndex) != nil else {
+            throw CredentialStorage.danglingDefault
         }
-        return nil
+        return try keys.openDefault(choice)
     }
 
     /// Puts the default pointer in the tier of the credential it names (or removes it), writing

@@ -61,6 +61,19 @@ import Testing
         expectError(.tamperDetected) { try storage.entries() }
     }
 
+    /// A write to the space does not paper over the deletion: before, `set` of a new user made
+    /// bob the space's default by quietly replacing the dangling choice, and `remove` cleared it.
+    @Test func aWriteToTheSpaceRefusesInsteadOfRepairingIt() throws {
+        let storage = try store.open(integrityCheck: .rowsOnly)
+        try deleteTheDefaultsRow(using: storage)
+        expectError(.tamperDetected) { try storage.set(Fixture.credential("carol", "pw-carol"), for: space) }
+        expectError(.tamperDetected) { try storage.set(Fixture.credential("bob", "new-pw"), for: space) }
+        expectError(.tamperDetected) { try storage.remove(Fixture.credential("bob"), for: space) }
+        expectError(.tamperDetected) { try storage.setDefaultCredential(Fixture.credential("bob", "pw-bob"), for: space) }
+        // Other spaces are still writable.
+        try storage.set(Fixture.credential("dave"), for: Fixture.space("other.example.com"))
+    }
+
     /// Another process's writes between a lookup's two statements never look like tampering.
     @Test func concurrentWritesAreNotTampering() async throws {
         let reader = try store.open(integrityCheck: .rowsOnly)
