@@ -78,7 +78,7 @@ struct RealProxyTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
-        process.arguments = ["fetch", store.database.path, store.keyFile.path, url]
+        process.arguments = ["fetch", store.database.path, store.keyFile.path, url, "--allow-basic-over-http"]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
         environment["http_proxy"] = proxy.proxyURL
         process.environment = environment
