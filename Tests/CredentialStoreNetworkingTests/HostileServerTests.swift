@@ -1,0 +1,355 @@
+import CredentialStore
+import CredentialStoreNetworking
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import LocalServers
+import Testing
+
+/// `Tests/LocalServers/hostile_server.py` on 127.0.0.1: answers by routes the test writes, and
+/// logs every request it reads, headers included, so a test can say what reached it.
+final class HostileServer {
+    struct Request: Decodable {
+        let method: String
+        let path: String
+        let headers: [String: String]
+        let body: String
+    }
+
+    let directory: URL
+    let port: Int
+    private let process = Process()
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    private var config: URL { directory.appendingPathComponent("config.json") }
+    private var log: URL { directory.appendingPathComponent("requests.jsonl") }
+
+    init() throws {
+        directory = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("credstore-hostile-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("config.json")
+        try Data(#"{"routes": {}}"#.utf8).write(to: config)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [LocalScripts.url(named: "hostile_server.py").path, config.path,
+                             directory.appendingPathComponent("requests.jsonl").path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CredentialStorageError(.notFound, "the hostile server did not report a port")
+        }
+        self.port = port
+    }
+
+    /// Sets the routes: path → route object (see the script's docstring).
+    func route(_ routes: [String: [String: Any]]) throws {
+        let data = try JSONSerialization.data(withJSONObject: ["routes": routes])
+        try data.write(to: config, options: .atomic)
+    }
+
+    /// Every request the server read, in order. The server logs before it answers, so once a
+    /// response arrived its request is here.
+    func requests() throws -> [Request] {
+        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        return try text.split(separator: "\n").map { try JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
+    }
+
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Runs `credstore-test-helper fetch URL OPTIONS` with exactly `proxyEnvironment` as its proxy
+/// variables (every inherited `*_proxy` variable removed), and returns the first output line
+/// ("STATUS SERVER", or "error CODE").
+func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--allow-basic-over-http"],
+                 proxyEnvironment: [String: String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
+    process.arguments = ["fetch", store.database.path, store.keyFile.path, url] + options
+    var environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
+    environment.merge(proxyEnvironment) { $1 }
+    process.environment = environment
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "helper failed: \(problems)")
+    return String(String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+}
+
+/// Finding 9: a credential answered for one origin never follows a redirect to another.
+@Suite(.serialized) struct RedirectLeakTests {
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func aBasicCredentialDoesNotFollowARedirectToAnotherOrigin(status: Int) async throws {
+        let origin = try HostileServer()
+        let elsewhere = try HostileServer()
+        try origin.route(["/r": ["challenge": [#"Basic realm="a""#],
+                                 "redirect": ["status": status, "location": elsewhere.baseURL.absoluteString + "/landed"]]])
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(Credential(user: "alice", password: "secret-a", persistence: .permanent),
+                        for: ProtectionSpace(url: origin.baseURL, realm: "a"))
+
+        var request = URLRequest(url: origin.baseURL.appendingPathComponent("r"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("the form".utf8)
+        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(try origin.requests().last?.headers["authorization"]?.hasPrefix("Basic ") == true, "the origin got its answer")
+        let landed = try elsewhere.requests()
+        #expect(landed.count == 1)
+        #expect(landed.allSatisfy { $0.headers["authorization"] == nil }, "the other origin got: \(landed.map(\.headers))")
+        #expect(landed.first?.method == (status == 307 || status == 308 ? "POST" : "GET"))
+    }
+
+    @Test func aDigestResponseDoesNotFollowARedirectEither() async throws {
+        let origin = try HostileServer()
+        let elsewhere = try HostileServer()
+        try origin.route(["/r": ["challenge": [#"Digest realm="a", nonce="n1", qop="auth", algorithm=SHA-256"#],
+                                 "redirect": ["status": 302, "location": elsewhere.baseURL.absoluteString + "/landed"]]])
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(Credential(user: "alice", password: "secret-a", persistence: .permanent),
+                        for: ProtectionSpace(url: origin.baseURL, realm: "a"))
+
+        let (_, response) = try await URLSession.shared.data(
+            for: URLRequest(url: origin.baseURL.appendingPathComponent("r")), credentialsFrom: storage)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(try elsewhere.requests().allSatisfy { $0.headers["authorization"] == nil })
+    }
+
+    @Test func aBounceThroughAnotherOriginDoesNotBringItBack() async throws {
+        // A answers the credential with a redirect to B, which sends the client back to A: the
+        // credential was dropped at the first hop, so A's second path never sees it either, and
+        // the caller's own Authorization header goes no further than the first origin.
+        let origin = try HostileServer()
+        let elsewhere = try HostileServer()
+        try origin.route(["/r": ["challenge": [#"Basic realm="a""#],
+                                 "redirect": ["status": 307, "location": elsewhere.baseURL.absoluteString + "/bounce"]]])
+        try elsewhere.route(["/bounce": ["redirect": ["status": 307, "location": origin.baseURL.absoluteString + "/back"]]])
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(Credential(user: "alice", password: "secret-a", persistence: .permanent),
+                        for: ProtectionSpace(url: origin.baseURL, realm: "a"))
+
+        var request = URLRequest(url: origin.baseURL.appendingPathComponent("r"))
+        request.setValue("session=caller-set", forHTTPHeaderField: "Cookie")
+        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(try elsewhere.requests().allSatisfy { $0.headers["authorization"] == nil && $0.headers["cookie"] == nil })
+        let back = try origin.requests().filter { $0.path == "/back" }
+        #expect(back.count == 1)
+        #expect(back.allSatisfy { $0.headers["authorization"] == nil })
+    }
+
+    @Test func aSameOriginRedirectKeepsTheAnswer() async throws {
+        let origin = try HostileServer()
+        try origin.route(["/r": ["challenge": [#"Basic realm="a""#], "redirect": ["status": 301, "location": "/moved"]],
+                          "/moved": ["challenge": [#"Basic realm="a""#]]])
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(Credential(user: "alice", password: "secret-a", persistence: .permanent),
+                        for: ProtectionSpace(url: origin.baseURL, realm: "a"))
+
+        let (data, response) = try await URLSession.shared.data(
+            for: URLRequest(url: origin.baseURL.appendingPathComponent("r")), credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == "ok")
+        #expect(try origin.requests().count == 3, "the 401, the answered redirect, the moved path with the answer kept")
+    }
+}
+
+/// Findings 11, 12 and 13: what a challenge may ask for, which one wins, and what it may not do.
+@Suite(.serialized) struct HostileChallengeTests {
+    /// Serves `challenges` on /r, stores `credential` for each of `spaces(origin)`, fetches, and
+    /// returns the server and the status of the final response.
+    private func fetch(
+        challenges: [String], store: TemporaryStore, allowsBasic: Bool = true,
+        storing: (CredentialStorage, URL) throws -> Void
+    ) async throws -> (server: HostileServer, status: Int?) {
+        let server = try HostileServer()
+        try server.route(["/r": ["challenge": challenges]])
+        let storage = try store.open()
+        try storing(storage, server.baseURL)
+        let (_, response) = try await URLSession.shared.data(
+            for: URLRequest(url: server.baseURL.appendingPathComponent("r")), credentialsFrom: storage,
+            allowsBasicOverPlainHTTP: allowsBasic)
+        return (server, (response as? HTTPURLResponse)?.statusCode)
+    }
+
+    private let alice = Credential(user: "alice", password: "secret", persistence: .permanent)
+
+    @Test(arguments: ["Basic", #"Basic realm="""#, #"Digest nonce="n", qop="auth""#])
+    func aChallengeWithoutARealmIsIgnored(challenge: String) async throws {
+        let store = TemporaryStore()
+        let (server, status) = try await fetch(challenges: [challenge], store: store) { storage, url in
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "stored-for-digest", authenticationMethod: .httpDigest))
+        }
+        #expect(status == 401)
+        #expect(try server.requests().allSatisfy { $0.headers["authorization"] == nil })
+    }
+
+    @Test func aDigestCredentialIsNeverSentAsBasic() async throws {
+        let store = TemporaryStore()
+        let (server, status) = try await fetch(challenges: [#"Basic realm="r""#], store: store) { storage, url in
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "r", authenticationMethod: .httpDigest))
+        }
+        #expect(status == 401)
+        #expect(try server.requests().allSatisfy { $0.headers["authorization"] == nil })
+    }
+
+    @Test func basicOverPlainHTTPNeedsTheOptIn() async throws {
+        let store = TemporaryStore()
+        let (server, status) = try await fetch(challenges: [#"Basic realm="r""#], store: store, allowsBasic: false) { storage, url in
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "r"))
+        }
+        #expect(status == 401)
+        #expect(try server.requests().count == 1)
+        #expect(try server.requests().allSatisfy { $0.headers["authorization"] == nil })
+    }
+
+    @Test func digestOverPlainHTTPNeedsNoOptIn() async throws {
+        let store = TemporaryStore()
+        let (server, status) = try await fetch(challenges: [#"Digest realm="r", nonce="n", qop="auth""#], store: store, allowsBasic: false) { storage, url in
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "r"))
+        }
+        #expect(status == 200)
+        #expect(try server.requests().last?.headers["authorization"]?.hasPrefix("Digest ") == true)
+    }
+
+    @Test(arguments: [
+        [#"Basic realm="r", Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#],
+        [#"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-512-256"#,
+         #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#, #"Basic realm="r""#],
+        [#"Digest realm="r", nonce="n", qop="auth-int""#, #"Digest realm="r", nonce="n", qop="auth""#, #"Basic realm="r""#],
+        [#"Digest realm="r", nonce="n", qop="auth", algorithm=MD5"#, #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#],
+    ])
+    func theStrongestAnswerableSchemeWins(challenges: [String]) async throws {
+        let store = TemporaryStore()
+        let (server, status) = try await fetch(challenges: challenges, store: store) { storage, url in
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "r"))
+        }
+        #expect(status == 200)
+        let sent = try server.requests().last?.headers["authorization"] ?? ""
+        #expect(sent.hasPrefix("Digest "), "sent: \(sent.prefix(6))")
+        let offersSHA256 = challenges.joined().contains("algorithm=SHA-256")
+        #expect(!offersSHA256 || sent.contains("algorithm=SHA-256"))
+    }
+
+    @Test func aRealmlessChallengeOverSeveralStoredRealmsReturnsTheResponse() async throws {
+        let store = TemporaryStore()
+        let (server, status) = try await fetch(challenges: ["Basic"], store: store) { storage, url in
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "one"))
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "two"))
+        }
+        #expect(status == 401)
+        #expect(try server.requests().count == 1)
+    }
+
+    @Test func aHugeRealmReturnsTheResponse() async throws {
+        let store = TemporaryStore()
+        let huge = String(repeating: "R", count: 5_000)
+        let (server, status) = try await fetch(challenges: ["Basic realm=\"\(huge)\""], store: store) { storage, url in
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "r"))
+        }
+        #expect(status == 401)
+        #expect(try server.requests().count == 1)
+    }
+
+    @Test func onlyTheFirstFewSpacesAreLookedUp() async throws {
+        // 200 distinct realms, the stored one far down the list: beyond the cap it is never
+        // looked up, so nothing is sent, however many realms the server lists.
+        let store = TemporaryStore()
+        let challenges = (0..<200).map { #"Digest realm="r\#($0)", nonce="n", qop="auth""# }
+        #expect(CredentialChallengeResponder.maximumSpacesPerResponse < 100)
+        let (server, status) = try await fetch(challenges: [challenges.joined(separator: ", ")], store: store) { storage, url in
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "r100"))
+        }
+        #expect(status == 401)
+        #expect(try server.requests().count == 1)
+    }
+}
+
+/// Finding 10: a 407 is answered only when the request really went through that proxy, with the
+/// environment read as libcurl reads it. Each fetch runs in the helper process, whose proxy
+/// variables the test sets.
+@Suite(.serialized, .enabled(if: TinyproxyServer.isInstalled, "needs tinyproxy (run .ci/setup)"))
+struct ProxyRoutingTests {
+    private func scene() throws -> (proxy: TinyproxyServer, origin: HostileServer, store: TemporaryStore) {
+        let proxy = try TinyproxyServer(user: "proxyuser", password: "proxypass")
+        let origin = try HostileServer()
+        // The origin plays proxy: it asks for the proxy's realm with a 407.
+        try origin.route(["/r": ["status": 407, "challenge": [#"Basic realm="Tinyproxy""#]]])
+        let store = TemporaryStore()
+        try store.open().set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent),
+                             for: ProtectionSpace(proxyHost: "127.0.0.1", port: proxy.port, type: .http, realm: "Tinyproxy"))
+        return (proxy, origin, store)
+    }
+
+    @Test func uppercaseHTTPProxyIsIgnoredAsLibcurlIgnoresIt() throws {
+        let (proxy, origin, store) = try scene()
+        let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store,
+                                   proxyEnvironment: ["HTTP_PROXY": proxy.proxyURL])
+        #expect(line.hasPrefix("407"))
+        #expect(try origin.requests().count == 1)
+        #expect(try origin.requests().allSatisfy { $0.headers["proxy-authorization"] == nil })
+    }
+
+    @Test(arguments: ["127.0.0.1", "*", ".0.0.1,127.0.0.1", "localhost, 127.0.0.0/8"])
+    func aHostInNoProxyIsReachedDirectlyAndItsProxyChallengeIgnored(noProxy: String) throws {
+        let (proxy, origin, store) = try scene()
+        let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store,
+                                   proxyEnvironment: ["http_proxy": proxy.proxyURL, "no_proxy": noProxy])
+        #expect(line.hasPrefix("407"))
+        #expect(try origin.requests().allSatisfy { $0.headers["proxy-authorization"] == nil })
+    }
+
+    @Test func theProxyAnswerDoesNotFollowARedirectToADirectHost() throws {
+        // Through tinyproxy to 127.0.0.1 (the proxy's 407 answered), redirected to localhost,
+        // which no_proxy sends direct: the proxy's credential must not go along.
+        let (proxy, origin, store) = try scene()
+        let direct = try HostileServer()
+        try origin.route(["/r": ["redirect": ["status": 307, "location": "http://localhost:\(direct.port)/landed"]]])
+        let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store,
+                                   proxyEnvironment: ["http_proxy": proxy.proxyURL, "no_proxy": "localhost"])
+        #expect(line.hasPrefix("200"))
+        #expect(try origin.requests().count == 1, "the origin was reached through the proxy once authorised")
+        let landed = try direct.requests()
+        #expect(landed.count == 1)
+        #expect(landed.allSatisfy { $0.headers["proxy-authorization"] == nil })
+    }
+
+    @Test func theHTTPSTunnelsOwn407IsATypedError() throws {
+        // https through tinyproxy: its CONNECT answer is a 407 libcurl reports as a transport
+        // error. The origin is never reached.
+        let (proxy, origin, store) = try scene()
+        let line = try helperFetch("https://127.0.0.1:\(origin.port)/r", store: store,
+                                   proxyEnvironment: ["https_proxy": proxy.proxyURL])
+        #expect(line == "error proxyTunnelRefused")
+        #expect(try origin.requests().isEmpty)
+    }
+}
