@@ -6,9 +6,9 @@ public import FoundationNetworking
 import Synchronization
 
 extension CredentialStorageError.Code {
-    /// An https request through a proxy was refused by the proxy's `CONNECT` (most likely its 407):
-    /// libcurl, under corelibs' URLSession, reports it as a transport error and takes no header
-    /// for the proxy, so the bridge cannot answer it from the store.
+    /// An https request through a proxy was refused by the proxy's `CONNECT` (typically its 407):
+    /// libcurl, under corelibs' URLSession, reports it as a transport error and sends no request
+    /// header to the proxy, so the bridge cannot answer it from the store.
     public static let proxyTunnelRefused = CredentialStorageError.Code(rawValue: "proxyTunnelRefused")
 }
 
@@ -116,12 +116,15 @@ extension URLSession {
         do {
             return try await catcher.fetch(request, in: session)
         } catch let error as URLError {
+            // libcurl's words, the only trace corelibs keeps of the CONNECT response: "CONNECT
+            // tunnel failed, response 407".
+            let description = (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? ""
             if let url = request.url, url.scheme?.lowercased() == "https",
-               let through = proxy ?? Self.environmentProxy(for: url),
-               error.code == .cannotConnectToHost || error.code == .networkConnectionLost
-                || error.code == .cannotFindHost || error.code == .secureConnectionFailed || error.code == .unknown {
+               let range = description.range(of: "CONNECT tunnel failed, response ") {
+                let status = description[range.upperBound...].prefix(while: \.isNumber)
+                let through = (proxy ?? Self.environmentProxy(for: url)).map { " \($0.host):\($0.port)" } ?? ""
                 throw CredentialStorageError(.proxyTunnelRefused,
-                    "the https request through the proxy \(through.host):\(through.port) failed before reaching the origin (\(error.code.rawValue)); a proxy that asks for a password on CONNECT cannot be answered from the store, so give the proxy's user and password in https_proxy or use an http URL")
+                    "the proxy\(through) refused to open a tunnel for the https request (its CONNECT answered \(status)); a proxy that asks for a password on CONNECT cannot be answered from the store, because libcurl sends no request header to the proxy: give the proxy's user and password in https_proxy, or reach the origin without that proxy")
             }
             throw error
         }

@@ -1,5 +1,5 @@
 import CredentialStore
-import CredentialStoreNetworking
+@testable import CredentialStoreNetworking
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -351,5 +351,36 @@ struct ProxyRoutingTests {
                                    proxyEnvironment: ["https_proxy": proxy.proxyURL])
         #expect(line == "error proxyTunnelRefused")
         #expect(try origin.requests().isEmpty)
+    }
+}
+
+/// The hop rule of finding 9 for TLS origins. corelibs on Linux trusts only the system CA store
+/// (its `URLSessionCertificateAuthorityInfoFile` is read on Android only), so a test CA cannot
+/// make an https origin on loopback that the bridge would talk to; the rule that guards an
+/// https→http redirect is checked on the requests the bridge builds instead.
+@Suite struct RedirectHopTests {
+    private func hop(_ from: String, _ to: String, status: Int = 302) -> URLRequest {
+        var request = URLRequest(url: URL(string: from)!)
+        request.setValue("Basic YWxpY2U6c2VjcmV0", forHTTPHeaderField: "Authorization")
+        request.setValue("Basic cHJveHk6cHc=", forHTTPHeaderField: "Proxy-Authorization")
+        return URLSession.redirect(request, to: URL(string: to)!, status: status)
+    }
+
+    @Test(arguments: [
+        ("https://localhost/a", "http://localhost/b"),
+        ("https://localhost/a", "https://localhost:8443/b"),
+        ("https://localhost/a", "https://127.0.0.1/b"),
+        ("https://example.com/a", "https://evil.example.com/b"),
+    ])
+    func everyCrossOriginHopDropsTheCredentials(from: String, to: String) {
+        let next = hop(from, to)
+        #expect(next.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(next.value(forHTTPHeaderField: "Proxy-Authorization") == nil)
+    }
+
+    @Test func aSameOriginHopKeepsThem() {
+        // An explicit default port is the same origin.
+        let next = hop("https://localhost/a", "https://LOCALHOST:443/b")
+        #expect(next.value(forHTTPHeaderField: "Authorization") != nil)
     }
 }
