@@ -23,11 +23,14 @@ final class HostileServer {
     let directory: URL
     let port: Int
     private let process = Process()
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    private let scheme: String
+    var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
     private var config: URL { directory.appendingPathComponent("config.json") }
     private var log: URL { directory.appendingPathComponent("requests.jsonl") }
 
-    init() throws {
+    /// Starts the server; with `tls`, it serves https with that CA's server certificate.
+    init(tls: TestCertificateAuthority? = nil) throws {
+        scheme = tls == nil ? "http" : "https"
         directory = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("credstore-hostile-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -36,6 +39,7 @@ final class HostileServer {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [LocalScripts.url(named: "hostile_server.py").path, config.path,
                              directory.appendingPathComponent("requests.jsonl").path]
+            + (tls.map { [$0.serverCertificate.path, $0.serverKey.path] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -77,15 +81,86 @@ final class HostileServer {
     }
 }
 
+/// A CA made by the test with the openssl CLI, and a server certificate it signed for 127.0.0.1
+/// and localhost; the files go away with the value.
+final class TestCertificateAuthority {
+    let directory: URL
+    var certificate: URL { directory.appendingPathComponent("ca.pem") }
+    var serverCertificate: URL { directory.appendingPathComponent("server.pem") }
+    var serverKey: URL { directory.appendingPathComponent("server.key") }
+
+    init() throws {
+        directory = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("credstore-ca-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8).write(to: directory.appendingPathComponent("ext.cnf"))
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                     "-subj", "/CN=credstore test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+                     "-addext", "keyUsage=critical,keyCertSign"])
+        try openssl(["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"])
+        try openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                     "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"])
+    }
+
+    private func openssl(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CredentialStorageError(.io, "openssl \(arguments.first ?? "") failed")
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// The arguments that run a command with this CA as the system's CA bundle, in a mount
+    /// namespace of its own: corelibs on Linux reads only the system bundle, and the machine's
+    /// stays untouched. A user namespace is added when not root.
+    func trusting(_ command: [String]) -> (executable: String, arguments: [String]) {
+        let namespaces = getuid() == 0 ? ["--mount"] : ["--user", "--map-root-user", "--mount"]
+        return ("/usr/bin/unshare", namespaces + ["sh", "-c",
+                #"mount --bind "$0" /etc/ssl/certs/ca-certificates.crt && exec "$@""#, certificate.path] + command)
+    }
+
+    /// Whether this machine lets a process bind-mount a file in a mount namespace of its own.
+    static let canTrustInNamespace: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        let namespaces = getuid() == 0 ? ["--mount"] : ["--user", "--map-root-user", "--mount"]
+        process.arguments = namespaces + ["sh", "-c", "mount --bind /etc/hostname /etc/ssl/certs/ca-certificates.crt"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
+              (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+}
+
 /// Runs `credstore-test-helper fetch URL OPTIONS` with exactly `proxyEnvironment` as its proxy
-/// variables (every inherited `*_proxy` variable removed), and returns the first output line
-/// ("STATUS SERVER", or "error CODE").
+/// variables (every inherited `*_proxy` variable removed), trusting `ca` if given, and returns the
+/// first output line ("STATUS SERVER", or "error CODE").
 func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--allow-basic-over-http"],
-                 proxyEnvironment: [String: String]) throws -> String {
+                 proxyEnvironment: [String: String], trusting ca: TestCertificateAuthority? = nil) throws -> String {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let helper = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
-    process.arguments = ["fetch", store.database.path, store.keyFile.path, url] + options
+    let command = [helper.path, "fetch", store.database.path, store.keyFile.path, url] + options
+    if let ca {
+        let (executable, arguments) = ca.trusting(command)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+    } else {
+        process.executableURL = helper
+        process.arguments = Array(command.dropFirst())
+    }
     var environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
     environment.merge(proxyEnvironment) { $1 }
     process.environment = environment
@@ -354,10 +429,8 @@ struct ProxyRoutingTests {
     }
 }
 
-/// The hop rule of finding 9 for TLS origins. corelibs on Linux trusts only the system CA store
-/// (its `URLSessionCertificateAuthorityInfoFile` is read on Android only), so a test CA cannot
-/// make an https origin on loopback that the bridge would talk to; the rule that guards an
-/// https→http redirect is checked on the requests the bridge builds instead.
+/// The hop rule of finding 9 on the requests the bridge builds, for the origins no loopback server
+/// can play (another port on 443, another host name).
 @Suite struct RedirectHopTests {
     private func hop(_ from: String, _ to: String, status: Int = 302) -> URLRequest {
         var request = URLRequest(url: URL(string: from)!)
@@ -382,5 +455,85 @@ struct ProxyRoutingTests {
         // An explicit default port is the same origin.
         let next = hop("https://localhost/a", "https://LOCALHOST:443/b")
         #expect(next.value(forHTTPHeaderField: "Authorization") != nil)
+    }
+}
+
+/// Findings 9 to 13 over TLS: a Python https server with a certificate from a CA the test made,
+/// trusted by the helper process only (its own mount namespace sees the CA as the system bundle).
+@Suite(.serialized, .enabled(if: TestCertificateAuthority.canTrustInNamespace, "needs unshare with mount namespaces, and openssl"))
+struct TLSHostileServerTests {
+    private let alice = Credential(user: "alice", password: "secret", persistence: .permanent)
+
+    @Test func theTestCAIsTrustedAndBasicOverHTTPSNeedsNoOptIn() throws {
+        let ca = try TestCertificateAuthority()
+        let origin = try HostileServer(tls: ca)
+        try origin.route(["/r": ["challenge": [#"Basic realm="a""#]]])
+        let store = TemporaryStore()
+        try store.open().set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "a"))
+        let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store, options: [], proxyEnvironment: [:], trusting: ca)
+        #expect(line.hasPrefix("200"))
+        #expect(try origin.requests().last?.headers["authorization"]?.hasPrefix("Basic ") == true)
+    }
+
+    @Test(arguments: [302, 307])
+    func anHTTPSCredentialDoesNotFollowARedirectToPlainHTTP(status: Int) throws {
+        let ca = try TestCertificateAuthority()
+        let origin = try HostileServer(tls: ca)
+        let plain = try HostileServer()
+        try origin.route(["/r": ["challenge": [#"Basic realm="a""#],
+                                 "redirect": ["status": status, "location": plain.baseURL.absoluteString + "/landed"]]])
+        let store = TemporaryStore()
+        try store.open().set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "a"))
+        let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store, options: [], proxyEnvironment: [:], trusting: ca)
+        #expect(line.hasPrefix("200"))
+        let landed = try plain.requests()
+        #expect(landed.count == 1)
+        #expect(landed.allSatisfy { $0.headers["authorization"] == nil }, "in clear text: \(landed.map(\.headers))")
+    }
+
+    @Test func aRealmlessChallengeGetsNothingAndAHugeRealmDoesNotThrow() throws {
+        let ca = try TestCertificateAuthority()
+        let origin = try HostileServer(tls: ca)
+        try origin.route(["/none": ["challenge": ["Basic"]],
+                          "/huge": ["challenge": ["Basic realm=\"\(String(repeating: "R", count: 5_000))\""]]])
+        let store = TemporaryStore()
+        let storage = try store.open()
+        try storage.set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "one", authenticationMethod: .httpDigest))
+        try storage.set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "two"))
+        for path in ["/none", "/huge"] {
+            let line = try helperFetch(origin.baseURL.absoluteString + path, store: store, options: [], proxyEnvironment: [:], trusting: ca)
+            #expect(line.hasPrefix("401"), "\(path): \(line)")
+        }
+        #expect(try origin.requests().allSatisfy { $0.headers["authorization"] == nil })
+    }
+
+    @Test func digestSHA256WinsOverBasicFirst() throws {
+        let ca = try TestCertificateAuthority()
+        let origin = try HostileServer(tls: ca)
+        try origin.route(["/r": ["challenge": [#"Basic realm="r""#, #"Digest realm="r", nonce="n", qop="auth", algorithm=MD5"#,
+                                               #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#]]])
+        let store = TemporaryStore()
+        try store.open().set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "r"))
+        let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store, options: [], proxyEnvironment: [:], trusting: ca)
+        #expect(line.hasPrefix("200"))
+        let sent = try origin.requests().last?.headers["authorization"] ?? ""
+        #expect(sent.hasPrefix("Digest ") && sent.contains("algorithm=SHA-256"), "sent: \(sent.prefix(6))")
+    }
+
+    @Test func anHTTPSOriginInsideTheTunnelNeverGetsTheProxyPassword() throws {
+        // tinyproxy without a password opens the tunnel; the origin inside it plays proxy with a
+        // 407 for tinyproxy's realm, for which the store holds the proxy's credential.
+        let ca = try TestCertificateAuthority()
+        let proxy = try TinyproxyServer(user: nil, password: "")
+        let origin = try HostileServer(tls: ca)
+        try origin.route(["/r": ["status": 407, "challenge": [#"Basic realm="Tinyproxy""#]]])
+        let store = TemporaryStore()
+        try store.open().set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent),
+                             for: ProtectionSpace(proxyHost: "127.0.0.1", port: proxy.port, type: .http, realm: "Tinyproxy"))
+        let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store,
+                                   proxyEnvironment: ["https_proxy": proxy.proxyURL], trusting: ca)
+        #expect(line.hasPrefix("407"))
+        #expect(try origin.requests().count == 1)
+        #expect(try origin.requests().allSatisfy { $0.headers["proxy-authorization"] == nil })
     }
 }

@@ -1,6 +1,6 @@
 """A hostile HTTP server for the networking tests, on 127.0.0.1 only.
 
-    python3 hostile_server.py CONFIG.json LOG.jsonl
+    python3 hostile_server.py CONFIG.json LOG.jsonl [CERT.pem KEY.pem]
 
 Prints its port on the first line of stdout, logs every request it reads (method, path, headers
 with lowercased names, body) as one JSON line in LOG, and answers by the route of the path in
@@ -13,11 +13,13 @@ write it after learning the ports of the other servers. A ROUTE may hold:
   "redirect": {"status": 307, "location": "http://..."}
                           sent once the challenge (if any) is passed
 
-Anything else gets 200 "ok". It exits by itself after 10 minutes.
+Anything else gets 200 "ok". With CERT and KEY it serves TLS (the test makes its own CA). It exits
+by itself after 10 minutes.
 """
 import http.server
 import json
 import os
+import ssl
 import sys
 import threading
 
@@ -70,6 +72,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+if len(sys.argv) > 4:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[3], sys.argv[4])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 threading.Timer(600, lambda: os._exit(0)).start()
 print(server.server_address[1], flush=True)
 server.serve_forever()
