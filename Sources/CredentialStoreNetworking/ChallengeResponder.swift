@@ -73,8 +73,8 @@ public final class CredentialChallengeResponder: Sendable {
     /// Decides how to answer a response to a request for `url`.
     ///
     /// Of the challenges offered, the strongest one that a stored credential can answer wins,
-    /// whatever the header order: Digest with SHA-256 (or SHA-256-sess), then Digest with MD5
-    /// (or MD5-sess), then Basic. A challenge without a realm (or with an empty one) is ignored,
+    /// whatever the header order: Digest with SHA-512-256, then SHA-256, then MD5 (each also in
+    /// its `-sess` form), then Basic. A challenge without a realm (or with an empty one) is ignored,
     /// as RFC 7617 and RFC 7616 make the realm required; a Basic challenge whose space would
     /// receive the password in clear text is ignored unless ``allowsBasicOverPlainHTTP``; at
     /// most ``maximumSpacesPerResponse`` spaces are looked up. Hostile challenge content (a
@@ -183,6 +183,7 @@ public final class CredentialChallengeResponder: Sendable {
             case "digest":
                 guard let responder = try? DigestResponder(challenge: challenge) else { continue }
                 switch responder.algorithm {
+                case .sha512_256, .sha512_256Session: result.append((challenge, 3))
                 case .sha256, .sha256Session: result.append((challenge, 2))
                 case .md5, .md5Session: result.append((challenge, 1))
                 }

@@ -322,6 +322,8 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
          #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#, #"Basic realm="r""#],
         [#"Digest realm="r", nonce="n", qop="auth-int""#, #"Digest realm="r", nonce="n", qop="auth""#, #"Basic realm="r""#],
         [#"Digest realm="r", nonce="n", qop="auth", algorithm=MD5"#, #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#],
+        [#"Basic realm="r""#, #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#,
+         #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-512-256"#],
     ])
     func theStrongestAnswerableSchemeWins(challenges: [String]) async throws {
         let store = TemporaryStore()
@@ -331,8 +333,9 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
         #expect(status == 200)
         let sent = try server.requests().last?.headers["authorization"] ?? ""
         #expect(sent.hasPrefix("Digest "), "sent: \(sent.prefix(6))")
-        let offersSHA256 = challenges.joined().contains("algorithm=SHA-256")
-        #expect(!offersSHA256 || sent.contains("algorithm=SHA-256"))
+        let offered = challenges.joined()
+        let strongest = offered.contains("algorithm=SHA-512-256") ? "SHA-512-256" : offered.contains("algorithm=SHA-256") ? "SHA-256" : nil
+        #expect(strongest.map { sent.contains("algorithm=\($0),") } ?? true, "sent: \(sent)")
     }
 
     @Test func aRealmlessChallengeOverSeveralStoredRealmsReturnsTheResponse() async throws {
@@ -535,5 +538,18 @@ struct TLSHostileServerTests {
         #expect(line.hasPrefix("407"))
         #expect(try origin.requests().count == 1)
         #expect(try origin.requests().allSatisfy { $0.headers["proxy-authorization"] == nil })
+    }
+}
+
+/// SHA-512-256, RFC 7616's first preference, checked against Python's hashlib (OpenSSL).
+@Suite struct DigestSHA512256Tests {
+    @Test func theResponseMatchesAnIndependentImplementation() throws {
+        let challenge = try #require(AuthenticationChallenge.parse([#"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-512-256"#]).first)
+        var responder = try DigestResponder(challenge: challenge, clientNonce: { "c0ffee" })
+        let value = try responder.authorization(method: "GET", uri: "/r", credential: Credential(user: "alice", password: "secret", persistence: .none))
+        // python3: h = lambda s: hashlib.new("sha512_256", s.encode()).hexdigest()
+        //          h(f"{h('alice:r:secret')}:n:00000001:c0ffee:auth:{h('GET:/r')}")
+        #expect(value.contains(#"response="183240206c85a2bb96ebf4c0e3288a90eb3942c7597d26de6bd548b5bcac0a83""#))
+        #expect(value.contains("algorithm=SHA-512-256,"))
     }
 }
