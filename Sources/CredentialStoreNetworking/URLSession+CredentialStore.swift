@@ -31,7 +31,8 @@ extension URLSession {
     /// again on an A→B→A bounce) `Authorization`, `Proxy-Authorization` and `Cookie` are dropped
     /// from the request, whoever set them. 301/302 turn a POST into a GET and 303 anything but
     /// HEAD, without the body; 307/308 keep method and body. At most 16 redirects are followed;
-    /// the last redirect response is returned after that, as for a `Location` that is not http(s).
+    /// the last redirect response is returned after that, as for a `Location` that is not http(s)
+    /// and for a 307/308 of a request whose body is a stream.
     ///
     /// A 407 is answered only when the request really went through that proxy: `proxy`, or the
     /// proxy libcurl takes from the environment for the URL (lowercase `http_proxy` for http, as
@@ -78,7 +79,9 @@ extension URLSession {
             let (data, response) = try await fetch(current, in: session, catcher: catcher, proxy: proxy)
             guard let http = response as? HTTPURLResponse, let url = current.url else { return (data, response) }
             if let next = Self.redirectTarget(of: http, from: url) {
-                guard redirects < Self.maximumRedirects else { return (data, response) }
+                // A body stream was read by the first request and cannot be sent again.
+                let keepsBody = http.statusCode == 307 || http.statusCode == 308
+                guard redirects < Self.maximumRedirects, !(keepsBody && current.httpBodyStream != nil) else { return (data, response) }
                 redirects += 1
                 current = Self.redirect(current, to: next, status: http.statusCode)
                 continue
