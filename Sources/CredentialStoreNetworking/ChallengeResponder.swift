@@ -39,21 +39,46 @@ public final class CredentialChallengeResponder: Sendable {
 
     /// The store the credentials come from and successes go to.
     public let storage: CredentialStorage
+    /// Whether a Basic challenge over plain http (or from a plain http proxy) may be answered.
+    ///
+    /// Off by default: Basic sends the password itself, readable by anyone on the path, so only a
+    /// space whose ``ProtectionSpace/receivesCredentialSecurely`` is true gets it. Turn it on for
+    /// local development against a server on loopback, knowingly.
+    public let allowsBasicOverPlainHTTP: Bool
     /// Makes Digest client nonces; injectable so that tests can check a response by hand.
     private let clientNonce: @Sendable () -> String
 
+    /// The most distinct protection spaces looked up in the store for one response.
+    ///
+    /// A hostile server can list thousands of realms in one header; each lookup costs store reads
+    /// and decryption, so the strongest few are tried and the rest ignored.
+    public static let maximumSpacesPerResponse = 8
+
     /// Creates a responder over `storage`.
     ///
-    /// - Parameter clientNonce: The Digest `cnonce` source; random by default.
+    /// - Parameters:
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges whose space does not receive the
+    ///     credential securely (plain http, plain http proxy); see ``allowsBasicOverPlainHTTP``.
+    ///   - clientNonce: The Digest `cnonce` source; random by default.
     public init(
         storage: CredentialStorage,
+        allowsBasicOverPlainHTTP: Bool = false,
         clientNonce: @escaping @Sendable () -> String = { DigestResponder.randomClientNonce() }
     ) {
         self.storage = storage
+        self.allowsBasicOverPlainHTTP = allowsBasicOverPlainHTTP
         self.clientNonce = clientNonce
     }
 
     /// Decides how to answer a response to a request for `url`.
+    ///
+    /// Of the challenges offered, the strongest one that a stored credential can answer wins,
+    /// whatever the header order: Digest with SHA-512-256, then SHA-256, then MD5 (each also in
+    /// its `-sess` form), then Basic. A challenge without a realm (or with an empty one) is ignored,
+    /// as RFC 7617 and RFC 7616 make the realm required; a Basic challenge whose space would
+    /// receive the password in clear text is ignored unless ``allowsBasicOverPlainHTTP``; at
+    /// most ``maximumSpacesPerResponse`` spaces are looked up. Hostile challenge content (a
+    /// malformed header, a realm the store refuses) never throws: the response stands.
     ///
     /// - Parameters:
     ///   - url: The URL the request went to.
@@ -62,7 +87,7 @@ public final class CredentialChallengeResponder: Sendable {
     ///   - headers: The response headers (the `WWW-Authenticate` / `Proxy-Authenticate` values).
     ///   - previousFailureCount: How many times this challenge was already answered and failed.
     ///   - proxy: The proxy the request went through; required to answer a 407.
-    /// - Throws: The store's errors (an ambiguous match among realms, integrity errors).
+    /// - Throws: The store's integrity and I/O errors only.
     public func respond(
         to url: URL,
         method: String = "GET",
@@ -87,30 +112,46 @@ public final class CredentialChallengeResponder: Sendable {
     ) throws -> Answer {
         let nothing = Answer(disposition: .performDefaultHandling, space: nil)
         guard status == 401 || status == 407 else { return nothing }
+        // A 407 without the proxy it came through cannot name a proxy space.
+        if status == 407, proxy == nil { return nothing }
         let headerName = status == 407 ? "proxy-authenticate" : "www-authenticate"
-        let spaces: [ProtectionSpace]
         let challenges: [AuthenticationChallenge]
         do {
-            spaces = try ProtectionSpace.spaces(for: url, status: status, headers: headers, proxy: proxy)
             challenges = try AuthenticationChallenge.parse(
                 headers.filter { $0.name.lowercased() == headerName }.map(\.value))
-        } catch let error as CredentialStorageError where error.code == .invalidInput {
-            // A malformed challenge (or a 407 without its proxy) cannot be answered; the response
-            // stands as the server sent it.
+        } catch {
+            // A malformed or oversized challenge cannot be answered; the response stands as sent.
             return nothing
         }
 
-        var sawAnswerable = false
+        let candidates = Self.candidates(challenges)
         var sawFailedCredential = false
-        for space in spaces where space.authenticationMethod == .httpBasic || space.authenticationMethod == .httpDigest {
-            let scheme = space.authenticationMethod == .httpBasic ? "basic" : "digest"
-            guard let challenge = challenges.first(where: { $0.scheme == scheme && $0.realm == space.realm }) else { continue }
-            sawAnswerable = true
-            guard let credential = try storedCredential(for: space, url: url) else { continue }
+        var lookedUp: [ProtectionSpace: Credential?] = [:]
+        for candidate in candidates {
+            let challenge = candidate.challenge
+            guard let space = try? Self.space(for: challenge, url: url, status: status, proxy: proxy) else { continue }
+            // Basic sends the password itself: only where it travels protected, unless opted in.
+            if challenge.scheme == "basic", !space.receivesCredentialSecurely, !allowsBasicOverPlainHTTP { continue }
+            let credential: Credential?
+            if let known = lookedUp[space] {
+                credential = known
+            } else {
+                guard lookedUp.count < Self.maximumSpacesPerResponse else { continue }
+                do {
+                    credential = try storedCredential(for: space, url: url)
+                } catch let error as CredentialStorageError where Self.isChallengeContentError(error) {
+                    // A realm the store cannot hold, or a match it will not guess: the server's
+                    // doing, so the response stands rather than an error escaping.
+                    lookedUp[space] = .some(nil)
+                    continue
+                }
+                lookedUp[space] = .some(credential)
+            }
+            guard let credential else { continue }
             // A stored credential that failed would fail again: answering with it again is the
             // loop Foundation's previousFailureCount exists to prevent. The one exception is a
             // Digest nonce gone stale, which says the credential was right, once.
-            let stale = scheme == "digest" && challenge.parameters["stale"]?.lowercased() == "true"
+            let stale = challenge.scheme == "digest" && challenge.parameters["stale"]?.lowercased() == "true"
             guard previousFailureCount == 0 || (stale && previousFailureCount == 1) else {
                 sawFailedCredential = true
                 continue
@@ -118,15 +159,58 @@ public final class CredentialChallengeResponder: Sendable {
             let authorization: String
             do {
                 authorization = try authorizationValue(challenge, credential: credential, url: url, method: method)
-            } catch let error as CredentialStorageError where error.code == .invalidInput {
-                // An unsupported Digest variant, or a user name Basic cannot carry: try the next.
+            } catch {
+                // A user name Basic cannot carry, an exhausted nonce: try the next challenge.
                 continue
             }
             return Answer(disposition: .useCredential(credential, authorization: authorization), space: space)
         }
         if sawFailedCredential { return Answer(disposition: .cancel, space: nil) }
-        if !sawAnswerable, !spaces.isEmpty { return Answer(disposition: .rejectProtectionSpace, space: nil) }
+        if candidates.isEmpty, !challenges.isEmpty { return Answer(disposition: .rejectProtectionSpace, space: nil) }
         return nothing
+    }
+
+    /// The challenges this responder could answer, strongest first (stable within a strength, so
+    /// header order breaks ties): realm present and non-empty, Basic, or Digest with an algorithm
+    /// and qop ``DigestResponder`` supports.
+    static func candidates(_ challenges: [AuthenticationChallenge]) -> [(challenge: AuthenticationChallenge, strength: Int)] {
+        var result: [(challenge: AuthenticationChallenge, strength: Int)] = []
+        for challenge in challenges {
+            guard let realm = challenge.realm, !realm.isEmpty else { continue }
+            switch challenge.scheme {
+            case "basic":
+                result.append((challenge, 0))
+            case "digest":
+                guard let responder = try? DigestResponder(challenge: challenge) else { continue }
+                switch responder.algorithm {
+                case .sha512_256, .sha512_256Session: result.append((challenge, 3))
+                case .sha256, .sha256Session: result.append((challenge, 2))
+                case .md5, .md5Session: result.append((challenge, 1))
+                }
+            default:
+                continue
+            }
+        }
+        return result.enumerated()
+            .sorted { $0.element.strength != $1.element.strength ? $0.element.strength > $1.element.strength : $0.offset < $1.offset }
+            .map(\.element)
+    }
+
+    private static func space(
+        for challenge: AuthenticationChallenge, url: URL, status: Int, proxy: (host: String, port: Int, type: ProxyType)?
+    ) throws -> ProtectionSpace {
+        let method: AuthenticationMethod = challenge.scheme == "basic" ? .httpBasic : .httpDigest
+        if status == 407, let proxy {
+            return ProtectionSpace(proxyHost: proxy.host, port: proxy.port, type: proxy.type,
+                                   realm: challenge.realm, authenticationMethod: method)
+        }
+        return try ProtectionSpace(url: url, realm: challenge.realm, authenticationMethod: method)
+    }
+
+    /// Errors that a server's challenge can cause in a lookup, as opposed to the store's own
+    /// integrity and I/O errors, which still reach the caller.
+    private static func isChallengeContentError(_ error: CredentialStorageError) -> Bool {
+        [.invalidInput, .invalidProtectionSpace, .ambiguousMatch].contains(error.code)
     }
 
     /// Records that `credential` was accepted for `space`, keeping it as its persistence says
@@ -136,14 +220,17 @@ public final class CredentialChallengeResponder: Sendable {
     }
 
     /// The stored default for a challenge's space: the exact space (realm and method) first, then
-    /// the space as users usually store it (same realm, any method).
+    /// the space as users usually store it (same realm, the default method).
     private func storedCredential(for space: ProtectionSpace, url: URL) throws -> Credential? {
         if let credential = try storage.defaultCredential(for: space) { return credential }
         if let proxyType = space.proxyType {
             let anyMethod = ProtectionSpace(proxyHost: space.host, port: space.port, type: proxyType, realm: space.realm)
             return try storage.defaultCredential(for: anyMethod)
         }
-        return try storage.defaultCredential(for: url, realm: space.realm)
+        // The realm is never nil here, so this is the exact (realm, default method) space and
+        // never an origin-wide guess: a credential stored for Digest cannot come back for Basic.
+        guard let realm = space.realm, !realm.isEmpty else { return nil }
+        return try storage.defaultCredential(for: url, realm: realm)
     }
 
     private func authorizationValue(

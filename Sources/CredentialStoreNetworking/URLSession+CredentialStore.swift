@@ -5,9 +5,19 @@ public import FoundationNetworking
 #endif
 import Synchronization
 
+extension CredentialStorageError.Code {
+    /// An https request through a proxy was refused by the proxy's `CONNECT` (typically its 407):
+    /// libcurl, under corelibs' URLSession, reports it as a transport error and sends no request
+    /// header to the proxy, so the bridge cannot answer it from the store.
+    public static let proxyTunnelRefused = CredentialStorageError.Code(rawValue: "proxyTunnelRefused")
+}
+
 extension URLSession {
-    /// Performs `request`, answering one 401 (or 407) challenge with the default credential that
-    /// `storage` holds for it.
+    /// The most redirects one call follows, as corelibs' own limit.
+    static let maximumRedirects = 16
+
+    /// Performs `request`, answering one 401 (or 407) challenge per origin with the default
+    /// credential that `storage` holds for it.
     ///
     /// On Linux URLSession's own challenge path finds nothing in a store (corelibs compares
     /// protection spaces by identity), so this does the work: on a 401/407 it asks a
@@ -16,9 +26,23 @@ extension URLSession {
     /// once. A second challenge of a kind already answered is returned as it is: a stored
     /// credential that failed is never sent again in a loop.
     ///
+    /// Redirects are followed here, not by URLSession, so that credentials never leave their
+    /// origin: on every hop to another scheme, host or port (https to http included, and back
+    /// again on an A→B→A bounce) `Authorization`, `Proxy-Authorization` and `Cookie` are dropped
+    /// from the request, whoever set them. 301/302 turn a POST into a GET and 303 anything but
+    /// HEAD, without the body; 307/308 keep method and body. At most 16 redirects are followed;
+    /// the last redirect response is returned after that, as for a `Location` that is not http(s)
+    /// and for a 307/308 of a request whose body is a stream.
+    ///
+    /// A 407 is answered only when the request really went through that proxy: `proxy`, or the
+    /// proxy libcurl takes from the environment for the URL (lowercase `http_proxy` for http, as
+    /// libcurl ignores `HTTP_PROXY`; `https_proxy`/`HTTPS_PROXY` for https; `all_proxy`;
+    /// `no_proxy`), and never for https, where the proxy is a `CONNECT` tunnel and any 407 seen
+    /// comes from the origin. The tunnel's own 407 cannot be answered (libcurl sends no request
+    /// header to the proxy): it throws ``CredentialStorageError/Code/proxyTunnelRefused``.
+    ///
     /// The request is not answered, and the challenge response is returned, when the store has
-    /// nothing for it, when it was redirected to another origin (a credential for one host is never
-    /// sent to another), or when its body is a stream that cannot be sent twice.
+    /// nothing for it or when its body is a stream that cannot be sent twice.
     ///
     /// The requests run in a short-lived session with this session's configuration (not its
     /// delegate): corelibs hands every 401 that carries a challenge to the session delegate and,
@@ -26,61 +50,187 @@ extension URLSession {
     /// and returns the 401 response instead, with an empty body (corelibs does not expose it).
     ///
     /// - Parameters:
-    ///   - proxy: The proxy the session goes through, needed to answer a 407. When `nil`, the
-    ///     `https_proxy` / `http_proxy` environment variables (which corelibs honours) are read.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL. When
+    ///     `nil`, the environment is read as libcurl reads it.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http (and from a plain http
+    ///     proxy), which send the password readable on the wire; off by default, for local
+    ///     development only.
+    /// - Throws: URLSession's errors, ``CredentialStorageError/Code/proxyTunnelRefused``, and the
+    ///   store's integrity errors; never an error caused by a challenge's content.
     public func data(
         for request: URLRequest,
         credentialsFrom storage: CredentialStorage,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
     ) async throws -> (Data, URLResponse) {
         let catcher = ChallengeCatcher()
         let session = URLSession(configuration: configuration, delegate: catcher, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
+        let responder = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
 
-        // Each kind of challenge is answered at most once: a proxy's 407, then the origin's 401
-        // (the proxy's answer is kept on the second retry). A challenge of a kind already answered
-        // means the stored credential failed, and its response is returned as it is: never a loop.
+        // Each kind of challenge is answered at most once per origin: a proxy's 407, then the
+        // origin's 401 (the proxy's answer is kept on the second retry). A challenge of a kind
+        // already answered means the stored credential failed, and its response is returned as it
+        // is: never a loop.
         var current = request
-        var answered: Set<Int> = []
-        var (data, response) = try await catcher.fetch(current, in: session)
-        while let http = response as? HTTPURLResponse,
-              http.statusCode == 401 || http.statusCode == 407,
-              !answered.contains(http.statusCode),
-              let url = request.url,
-              request.httpBodyStream == nil,
-              Self.sameOrigin(http.url ?? url, url) {
+        var answered: Set<String> = []
+        var redirects = 0
+        while true {
+            let (data, response) = try await fetch(current, in: session, catcher: catcher, proxy: proxy)
+            guard let http = response as? HTTPURLResponse, let url = current.url else { return (data, response) }
+            if let next = Self.redirectTarget(of: http, from: url) {
+                // A body stream was read by the first request and cannot be sent again.
+                let keepsBody = http.statusCode == 307 || http.statusCode == 308
+                guard redirects < Self.maximumRedirects, !(keepsBody && current.httpBodyStream != nil) else { return (data, response) }
+                redirects += 1
+                current = Self.redirect(current, to: next, status: http.statusCode)
+                continue
+            }
+            guard http.statusCode == 401 || http.statusCode == 407, current.httpBodyStream == nil else { return (data, response) }
+            let key = "\(http.statusCode) \(Self.origin(of: url))"
+            guard !answered.contains(key) else { return (data, response) }
+            let challengeProxy: (host: String, port: Int, type: ProxyType)?
+            if http.statusCode == 407 {
+                // Inside a CONNECT tunnel only the origin can answer: its 407 is not the proxy's.
+                guard url.scheme?.lowercased() == "http",
+                      let through = proxy ?? Self.environmentProxy(for: url) else { return (data, response) }
+                challengeProxy = through
+            } else {
+                challengeProxy = nil
+            }
             let headers = http.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
                 guard let name = name as? String, let value = value as? String else { return nil }
                 return (name, value)
             }
-            let responder = CredentialChallengeResponder(storage: storage)
             let disposition = try responder.respond(
-                to: url, method: request.httpMethod ?? "GET", status: http.statusCode, headers: headers,
-                previousFailureCount: 0, proxy: proxy ?? Self.environmentProxy(for: url))
-            guard case .useCredential(_, let authorization) = disposition else { break }
-            answered.insert(http.statusCode)
+                to: url, method: current.httpMethod ?? "GET", status: http.statusCode, headers: headers,
+                previousFailureCount: 0, proxy: challengeProxy)
+            guard case .useCredential(_, let authorization) = disposition else { return (data, response) }
+            answered.insert(key)
             current.setValue(authorization, forHTTPHeaderField: http.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
-            (data, response) = try await catcher.fetch(current, in: session)
         }
-        return (data, response)
     }
 
-    private static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
-            && lhs.host?.lowercased() == rhs.host?.lowercased()
-            && lhs.port == rhs.port
+    /// One request; an https request through a proxy whose tunnel failed says so with a typed error.
+    private func fetch(
+        _ request: URLRequest, in session: URLSession, catcher: ChallengeCatcher,
+        proxy: (host: String, port: Int, type: ProxyType)?
+    ) async throws -> (Data, URLResponse) {
+        do {
+            return try await catcher.fetch(request, in: session)
+        } catch let error as URLError {
+            // libcurl's words, the only trace corelibs keeps of the CONNECT response: "CONNECT
+            // tunnel failed, response 407".
+            let description = (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+            if let url = request.url, url.scheme?.lowercased() == "https",
+               let range = description.range(of: "CONNECT tunnel failed, response ") {
+                let status = description[range.upperBound...].prefix(while: \.isNumber)
+                let through = (proxy ?? Self.environmentProxy(for: url)).map { " \($0.host):\($0.port)" } ?? ""
+                throw CredentialStorageError(.proxyTunnelRefused,
+                    "the proxy\(through) refused to open a tunnel for the https request (its CONNECT answered \(status)); a proxy that asks for a password on CONNECT cannot be answered from the store, because libcurl sends no request header to the proxy: give the proxy's user and password in https_proxy, or reach the origin without that proxy")
+            }
+            throw error
+        }
     }
 
-    /// The proxy libcurl (and so corelibs) uses for `url`, read from the usual environment variables.
-    private static func environmentProxy(for url: URL) -> (host: String, port: Int, type: ProxyType)? {
-        let environment = ProcessInfo.processInfo.environment
-        let names = url.scheme?.lowercased() == "https" ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy", "HTTP_PROXY"]
-        guard let value = names.lazy.compactMap({ environment[$0] }).first(where: { !$0.isEmpty }) else { return nil }
+    /// The URL a 301, 302, 303, 307 or 308 response sends to, if it is http or https.
+    static func redirectTarget(of response: HTTPURLResponse, from url: URL) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+              let location = response.value(forHTTPHeaderField: "Location"),
+              let target = URL(string: location, relativeTo: url)?.absoluteURL,
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              target.host?.isEmpty == false
+        else { return nil }
+        return target
+    }
+
+    /// The request a redirect asks for: the method and body per RFC 9110 §15.4 as libcurl does it,
+    /// and no credential of any kind when the target is another origin.
+    static func redirect(_ request: URLRequest, to target: URL, status: Int) -> URLRequest {
+        var next = request
+        next.url = target
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        if let from = request.url, origin(of: from) != origin(of: target) {
+            for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return next
+    }
+
+    /// Scheme, host and port (the scheme's default when absent), lowercased: what "same origin" compares.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
+        return "\(scheme)://\((url.host ?? "").lowercased()):\(port)"
+    }
+
+    /// The proxy libcurl 7.x (and so corelibs) uses for `url`, read from the environment by
+    /// libcurl's rules; `nil` when the request goes direct.
+    static func environmentProxy(
+        for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> (host: String, port: Int, type: ProxyType)? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        func variable(_ name: String, uppercaseToo: Bool = true) -> String? {
+            if let value = environment[name], !value.isEmpty { return value }
+            if uppercaseToo, let value = environment[name.uppercased()], !value.isEmpty { return value }
+            return nil
+        }
+        if let noProxy = variable("no_proxy"), Self.noProxy(noProxy, matches: host) { return nil }
+        // libcurl never reads HTTP_PROXY: under CGI it is set from a request's Proxy: header (httpoxy).
+        let value = variable("\(scheme)_proxy", uppercaseToo: scheme != "http") ?? variable("all_proxy")
+        guard let value else { return nil }
         let text = value.contains("://") ? value : "http://" + value
-        guard let proxyURL = URL(string: text), let host = proxyURL.host else { return nil }
-        let type: ProxyType = proxyURL.scheme?.lowercased().hasPrefix("socks") == true ? .socks
-            : proxyURL.scheme?.lowercased() == "https" ? .https : .http
-        return (host, proxyURL.port ?? 0, type)
+        guard let proxyURL = URL(string: text), let proxyHost = proxyURL.host, !proxyHost.isEmpty else { return nil }
+        let proxyScheme = proxyURL.scheme?.lowercased() ?? "http"
+        let type: ProxyType = proxyScheme.hasPrefix("socks") ? .socks : proxyScheme == "https" ? .https : .http
+        // libcurl's default proxy port is 1080, 443 for an https proxy.
+        let port = proxyURL.port ?? (proxyScheme == "https" ? 443 : 1080)
+        return (proxyHost, port, type)
+    }
+
+    /// libcurl's `no_proxy` match: `*` alone matches everything; otherwise each comma-separated
+    /// entry (a leading dot ignored, case-insensitive, ports ignored) matches the host itself and
+    /// its subdomains; an IPv4 entry with a `/bits` suffix matches that network.
+    static func noProxy(_ list: String, matches host: String) -> Bool {
+        let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let trimmedHost = host.hasSuffix(".") ? String(host.dropLast()) : host
+        for rawEntry in list.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            var entry = rawEntry.lowercased()
+            if entry == "*" { return true }
+            if entry.hasPrefix(".") { entry.removeFirst() }
+            if entry.hasSuffix(".") { entry.removeLast() }
+            if entry.hasPrefix("[") && entry.hasSuffix("]") { entry = String(entry.dropFirst().dropLast()) }
+            if entry.isEmpty { continue }
+            if let slash = entry.firstIndex(of: "/") {
+                if let network = ipv4(String(entry[..<slash])), let bits = Int(entry[entry.index(after: slash)...]),
+                   (0...32).contains(bits), let address = ipv4(trimmedHost) {
+                    let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << UInt32(32 - bits)
+                    if address & mask == network & mask { return true }
+                }
+                continue
+            }
+            if trimmedHost == entry || trimmedHost.hasSuffix("." + entry) { return true }
+        }
+        return false
+    }
+
+    private static func ipv4(_ text: String) -> UInt32? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var value: UInt32 = 0
+        for part in parts {
+            guard let byte = UInt8(part) else { return nil }
+            value = value << 8 | UInt32(byte)
+        }
+        return value
     }
 }
 
@@ -106,6 +256,17 @@ private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable
         }
         caught.withLock { $0 = response }
         completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// Refuses every redirect, so that the 3xx comes back and the bridge follows it with its checks.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 
     /// Runs `request`; a challenge this catcher cancelled comes back as its response.

@@ -25,7 +25,7 @@ import Testing
         let proxyUser = Credential(user: "proxy-user", password: "proxy-pw", persistence: .permanent)
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "corp"))
         try storage.set(proxyUser, for: ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: .http, realm: "corp"))
-        let responder = CredentialChallengeResponder(storage: storage)
+        let responder = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
         let proxy = (host: "proxy.local", port: 3128, type: ProxyType.http)
 
         let proxyAnswer = try responder.answer(to: api, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="corp""#)], proxy: proxy)

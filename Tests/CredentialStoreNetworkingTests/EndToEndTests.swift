@@ -30,7 +30,7 @@ def judge(request):
                         for: ProtectionSpace(url: server.baseURL, realm: "test"))
 
         let request = URLRequest(url: server.baseURL.appendingPathComponent("secret"))
-        let (data, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage)
+        let (data, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "the protected body")
         #expect(try await server.requestCount() == 2)
@@ -45,7 +45,7 @@ def judge(request):
                         for: ProtectionSpace(url: server.baseURL, realm: "test"))
 
         let request = URLRequest(url: server.baseURL.appendingPathComponent("secret"))
-        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage)
+        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 401)
         #expect(try await server.requestCount() == 2)
     }
@@ -57,7 +57,7 @@ def judge(request):
         let storage = try store.open()
 
         let request = URLRequest(url: server.baseURL.appendingPathComponent("secret"))
-        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage)
+        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 401)
         #expect(try await server.requestCount() == 1)
     }

@@ -37,7 +37,8 @@ def judge(request):
 
         let request = URLRequest(url: server.baseURL.appendingPathComponent("resource"))
         let (data, response) = try await URLSession.shared.data(
-            for: request, credentialsFrom: storage, proxy: (host: "127.0.0.1", port: server.port, type: .http))
+            for: request, credentialsFrom: storage, proxy: (host: "127.0.0.1", port: server.port, type: .http),
+            allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "through both")
         #expect(try await server.requestCount() == 3, "407, then 401 with the proxy's answer, then 200 with both")
@@ -55,7 +56,8 @@ def judge(request):
 
         let request = URLRequest(url: server.baseURL.appendingPathComponent("resource"))
         let (_, response) = try await URLSession.shared.data(
-            for: request, credentialsFrom: storage, proxy: (host: "127.0.0.1", port: server.port, type: .http))
+            for: request, credentialsFrom: storage, proxy: (host: "127.0.0.1", port: server.port, type: .http),
+            allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 407)
         #expect(try await server.requestCount() == 2)
     }

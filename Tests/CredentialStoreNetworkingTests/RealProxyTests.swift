@@ -16,7 +16,8 @@ final class TinyproxyServer {
     var proxyURL: String { "http://127.0.0.1:\(port)" }
     private var log: URL { directory.appendingPathComponent("tinyproxy.log") }
 
-    init(user: String, password: String) throws {
+    /// Starts tinyproxy; without `user` it asks for no credential.
+    init(user: String?, password: String) throws {
         let directory = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("credstore-tinyproxy-\(UUID().uuidString)", isDirectory: true)
         self.directory = directory
@@ -28,7 +29,7 @@ final class TinyproxyServer {
             Listen 127.0.0.1
             Timeout 10
             Allow 127.0.0.1
-            BasicAuth \(user) \(password)
+            \(user.map { "BasicAuth \($0) \(password)" } ?? "")
             LogLevel Info
             MaxClients 10
             LogFile "\(log.path)"
@@ -78,7 +79,7 @@ struct RealProxyTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
-        process.arguments = ["fetch", store.database.path, store.keyFile.path, url]
+        process.arguments = ["fetch", store.database.path, store.keyFile.path, url, "--allow-basic-over-http"]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
         environment["http_proxy"] = proxy.proxyURL
         process.environment = environment

@@ -121,7 +121,7 @@ struct RealServerTests {
 
         let path = "/\(area)/file.txt"
         let request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
-        let (data, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage)
+        let (data, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "the \(area) body\n")
         #expect(try await server.requestCount(for: path) == 2)
@@ -138,7 +138,7 @@ struct RealServerTests {
 
         let path = "/\(area)/file.txt"
         let request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
-        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage)
+        let (_, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 401)
         #expect(try await server.requestCount(for: path) == 2)
     }

@@ -8,6 +8,9 @@
 //                                                                  (through $http_proxy if set); prints the
 //                                                                  status and Server header on one line,
 //                                                                  then the body
+//     options after URL: --allow-basic-over-http   answer Basic over plain http (local development opt-in)
+//                        --method M --body B       send B with method M
+//   an error from the fetch is printed as "error CODE" on stdout (exit 0), so a test can check its code
 import CredentialStore
 import CredentialStoreNetworking
 import Foundation
@@ -54,7 +57,26 @@ do {
         guard let url = URL(string: arguments[4]) else { fail("not a URL: \(arguments[4])") }
         // Top-level await: blocking the main thread on a semaphore instead would starve corelibs'
         // URLSession, which delivers some of its callbacks there.
-        let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), credentialsFrom: storage)
+        var request = URLRequest(url: url)
+        var allowsBasic = false
+        var options = arguments.dropFirst(5).makeIterator()
+        while let option = options.next() {
+            switch option {
+            case "--allow-basic-over-http": allowsBasic = true
+            case "--method": request.httpMethod = options.next()
+            case "--body": request.httpBody = options.next().map { Data($0.utf8) }
+            default: fail("unknown option \(option)")
+            }
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request, credentialsFrom: storage,
+                                                                allowsBasicOverPlainHTTP: allowsBasic)
+        } catch let error as CredentialStorageError {
+            FileHandle.standardOutput.write(Data("error \(error.code)\n".utf8))
+            exit(0)
+        }
         let http = response as? HTTPURLResponse
         let server = http?.value(forHTTPHeaderField: "Server") ?? ""
         FileHandle.standardOutput.write(Data("\(http?.statusCode ?? 0) \(server)\n".utf8) + data)

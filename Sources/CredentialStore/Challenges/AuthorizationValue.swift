@@ -28,7 +28,8 @@ public enum AuthorizationValue {
     }
 }
 
-/// Answers one HTTP Digest challenge (RFC 7616, with the RFC 2069 form when the server offers no qop).
+/// Answers one HTTP Digest challenge (RFC 7616, with the RFC 2069 form when the server offers no qop):
+/// MD5, SHA-256 and SHA-512-256, each also in its `-sess` form.
 ///
 /// Keep one responder per challenge and reuse it: each call to
 /// ``authorization(method:uri:credential:)`` counts the nonce up (`nc`), which is what lets a
@@ -53,6 +54,10 @@ public struct DigestResponder: Sendable {
         case sha256 = "SHA-256"
         /// SHA-256 with the session variant of A1.
         case sha256Session = "SHA-256-sess"
+        /// SHA-512/256, RFC 7616's first preference.
+        case sha512_256 = "SHA-512-256"
+        /// SHA-512/256 with the session variant of A1.
+        case sha512_256Session = "SHA-512-256-sess"
 
         /// Reads a challenge's `algorithm` value; the token is case-insensitive.
         init?(token: String) {
@@ -62,13 +67,14 @@ public struct DigestResponder: Sendable {
             self = match
         }
 
-        var isSession: Bool { self == .md5Session || self == .sha256Session }
+        var isSession: Bool { self == .md5Session || self == .sha256Session || self == .sha512_256Session }
 
         func hexDigest(_ text: String) -> String {
             let bytes = Array(text.utf8)
             let digest = switch self {
             case .md5, .md5Session: MD5.hash(bytes)
             case .sha256, .sha256Session: Sodium.sha256(bytes)
+            case .sha512_256, .sha512_256Session: SHA512.hash512_256(bytes)
             }
             return DigestResponder.hex(digest)
         }
@@ -93,7 +99,7 @@ public struct DigestResponder: Sendable {
     ///   - clientNonce: Makes each `cnonce`; the default gives 128 random bits in hex. Tests inject
     ///     a fixed value to reproduce the RFC 7616 examples.
     /// - Throws: ``CredentialStorageError/Code/invalidInput`` when the challenge is not Digest, lacks
-    ///   a realm or nonce, names an algorithm other than MD5, SHA-256 and their `-sess` forms, or
+    ///   a realm or nonce, names an algorithm other than MD5, SHA-256, SHA-512-256 and their `-sess` forms, or
     ///   offers a `qop` without `auth` (only `auth-int` is not supported).
     public init(
         challenge: AuthenticationChallenge,
@@ -197,7 +203,7 @@ public struct DigestResponder: Sendable {
         let algorithm: Algorithm
         if let token = challenge.parameters["algorithm"] {
             guard let known = Algorithm(token: token) else {
-                throw CredentialStorageError(.invalidInput, "the Digest algorithm \(token) is not supported; MD5, SHA-256 and their -sess forms are")
+                throw CredentialStorageError(.invalidInput, "the Digest algorithm \(token) is not supported; MD5, SHA-256, SHA-512-256 and their -sess forms are")
             }
             algorithm = known
         } else {

@@ -13,6 +13,10 @@ extension ProtectionSpace {
     /// any other → ``AuthenticationMethod/default``). Identical spaces are listed once, in order of
     /// first appearance.
     ///
+    /// A challenge without a realm gives a space whose realm is `nil` (or `""`): it names no
+    /// protection space, so it must never be used to pick "whatever the origin holds";
+    /// `CredentialChallengeResponder` ignores such challenges.
+    ///
     /// - Parameters:
     ///   - url: The request URL; its scheme, host and port make the server spaces.
     ///   - status: The response's HTTP status code.

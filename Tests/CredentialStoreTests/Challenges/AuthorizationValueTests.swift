@@ -149,7 +149,7 @@ import Testing
         #"Basic realm="x""#,
         #"Digest realm="x""#,
         #"Digest nonce="n""#,
-        #"Digest realm="x", nonce="n", algorithm=SHA-512-256"#,
+        #"Digest realm="x", nonce="n", algorithm=SHA-512"#,
         #"Digest realm="x", nonce="n", qop="auth-int""#,
         #"Digest realm="x", nonce="n", algorithm=MD5-sess"#,
     ])
