@@ -74,7 +74,7 @@ public struct DigestResponder: Sendable {
             let digest = switch self {
             case .md5, .md5Session: MD5.hash(bytes)
             case .sha256, .sha256Session: Sodium.sha256(bytes)
-            case .sha512_256, .sha512_256Session: SHA512.hash512_256(bytes)
+            case .sha512_256, .sha512_256Session: Sodium.sha512_256(bytes)
             }
             return DigestResponder.hex(digest)
         }

@@ -14,3 +14,30 @@ extension Sodium {
         return digest
     }
 }
+
+extension Sodium {
+    /// The SHA-512/256 initial hash value (FIPS 180-4 §5.3.6.2).
+    private static let sha512_256Initial: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+        0x22312194fc2bf72c, 0x9f555fa3c84c64c2, 0x2393b86b6f53b151, 0x963877195940eabd,
+        0x96283ee2a88effe3, 0xbe5e1e2553863992, 0x2b0199fc2c85b8aa, 0x0eb72ddc81c52ca2)
+
+    /// The 32-byte SHA-512/256 digest of `message` (RFC 7616 ranks Digest's `SHA-512-256` first).
+    ///
+    /// SHA-512/256 is SHA-512 started from another initial value and cut to 32 bytes (FIPS 180-4
+    /// §6.7). libsodium names only SHA-512, so its streaming state is started from that value:
+    /// the compression function stays libsodium's.
+    static func sha512_256(_ message: [UInt8]) -> [UInt8] {
+        ensureInitialized()
+        var state = crypto_hash_sha512_state()
+        _ = crypto_hash_sha512_init(&state)
+        state.state = sha512_256Initial
+        var full = [UInt8](repeating: 0, count: Int(crypto_hash_sha512_BYTES))
+        message.withUnsafeBufferPointer { input in
+            _ = crypto_hash_sha512_update(&state, input.baseAddress, UInt64(input.count))
+        }
+        full.withUnsafeMutableBufferPointer { out in
+            _ = crypto_hash_sha512_final(&state, out.baseAddress!)
+        }
+        return Array(full.prefix(32))
+    }
+}
