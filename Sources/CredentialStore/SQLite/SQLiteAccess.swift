@@ -218,6 +218,11 @@ struct SQLiteAccess: CredentialRepositoryWriting {
             arguments: [Data(keyIndex), Data(sealedPublicKey)])
     }
 
+    func removeTrustedDevice(keyIndex: [UInt8]) throws {
+        if let journal, let old = try fingerprint(.trustedDevices, [keyIndex]) { journal.removed.append(old) }
+        try db.execute(sql: "DELETE FROM trusted_devices WHERE key_index = ?", arguments: [Data(keyIndex)])
+    }
+
     func setSyncClock(wall: Int64, counter: Int64) throws {
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_clock (id, wall, counter) VALUES (1, ?, ?)")
             .executeRaw([.integer(wall), .integer(counter)])
