@@ -69,7 +69,11 @@ enum BundleFormat {
 
     // MARK: Writing
 
-    static func write(_ contents: BundleContents, protection: Protection, signer: DeviceIdentity) throws -> [UInt8] {
+    /// Writes a bundle. `itemLimit` is ``maximumItemBytes`` but for tests, which forge an item
+    /// over the limit to see a reader refuse it.
+    static func write(
+        _ contents: BundleContents, protection: Protection, signer: DeviceIdentity, itemLimit: Int = maximumItemBytes
+    ) throws -> [UInt8] {
         var header = ByteWriter(capacity: 256)
         header.append(raw: magic)
         header.append(version)
@@ -146,7 +150,7 @@ enum BundleFormat {
             chunk.append(item.user)
             item.stamp.write(to: &chunk)
             chunk.append(optional: item.password)
-            guard chunk.bytes.count - before <= maximumItemBytes else {
+            guard chunk.bytes.count - before <= itemLimit else {
                 chunk.wipe()
                 throw CredentialStorageError(.invalidInput, "the credential of \(item.user) at \(item.space.host) is larger than a bundle carries (1 MiB); nothing was exported")
             }

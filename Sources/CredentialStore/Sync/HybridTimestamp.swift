@@ -34,10 +34,11 @@ struct HybridTimestamp: Hashable, Comparable, Sendable {
     }
 
     /// The clock's counter plus one. The stored clock is read back from the store file, so it
-    /// can hold anything: a counter at `Int64.max` is damage (`corrupt`), never a trap.
+    /// can hold anything: a counter at `Int64.max` is damage (`corrupt`), never a trap. So is one
+    /// past what ``isPlausible`` accepts, which every other store would refuse to merge.
     private static func next(_ counter: Int64) throws -> Int64 {
         let (sum, overflow) = counter.addingReportingOverflow(1)
-        guard !overflow, counter >= 0 else {
+        guard !overflow, counter >= 0, sum < 1 << 40 else {
             throw CredentialStorageError(.corrupt, "the store's sync clock holds an impossible reading; it was damaged or altered: restore the store from a backup")
         }
         return sum
