@@ -262,7 +262,7 @@ extension CredentialStorage {
             if let newest { try mutation.ledger.receive(newest) }
             let keys = mutation.keys
             // An item announces and logs at most one change, and so does the settling of a space.
-            mutation.reserveChanges(min(total + Int(metadata.defaultCount), 1 << 16))
+            mutation.reserveChanges(min(total, 1 << 16) + min(Int(metadata.defaultCount), 1 << 16))
 
             // What a space needs settled once every chunk is in: the users whose credential the
             // import wrote, and the register it replaced (a register may name a user that only a
