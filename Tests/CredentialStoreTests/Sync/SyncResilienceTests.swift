@@ -103,9 +103,9 @@ import Glibc
         for (ops, mem) in [(Int64(cost.opsLimit) + 1, Int64(8192)), (16, 8192), (0, 8192), (1, 8191)] {
             expectError(.invalidBundle) { try desktop.storage.importBundle(from: try passphraseHeader(ops: ops, mem: mem), passphrase: "pw") }
         }
-        // More memory than export writes: refused by reading the header alone (asserted by the
-        // code; a derivation of 4 GiB would have been attempted first on the old code).
-        for mem in [Int64(cost.memLimit) + 1024, 4 << 30, Int64.max] {
+        // More memory than export writes: refused by reading the header alone. (docs/reliability.md
+        // measures a header asking for 4 GiB; a test must not risk allocating that.)
+        for mem in [Int64(cost.memLimit) + 1024, Int64.max] {
             expectError(.invalidBundle) { try desktop.storage.importBundle(from: try passphraseHeader(ops: 1, mem: mem), passphrase: "pw") }
         }
         // What export writes is still read: the same header with export's cost gets as far as
