@@ -33,8 +33,10 @@ import Glibc
         #expect(details.count == 1 && details.first?.publicKey == laptopKey)
         #expect(details.first?.trusted != nil && details.first?.lastMerged != nil, "trusted and merged times: \(details)")
 
+        #expect(try desktop.storage.verify().isSound, "the merge time is sealed like the key")
         try desktop.storage.untrustDevice(try laptop.publicKey)
         #expect(try desktop.storage.trustedDevices().isEmpty)
+        #expect(try desktop.storage.verify().isSound, "the removal is folded into the table seal")
         // Its bundles are refused from now on, and nothing changes.
         try laptop.storage.set(sync("alice", "after"), for: space)
         let before = try StoreSnapshot(desktop.storage)
