@@ -515,13 +515,13 @@ _credstore_device() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    show|trust)
+    show|list|trust|untrust)
         # Offer subcommand argument completions
         "_credstore_device_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'show trust' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'show list trust untrust' -- "${cur}"))
         ;;
     esac
 }
@@ -546,7 +546,47 @@ _credstore_device_show() {
     esac
 }
 
+_credstore_device_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
 _credstore_device_trust() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--store --key-file)
+    __credstore_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--store')
+        __credstore_add_completions -f
+        return
+        ;;
+    '--key-file')
+        __credstore_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_credstore_device_untrust() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()

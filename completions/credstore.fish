@@ -51,7 +51,11 @@ function __credstore_parse_tokens -S
             switch $unparsed_tokens[1]
             case 'show'
                 __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
+            case 'list'
+                __credstore_parse_subcommand 0 'store=' 'key-file=' 'json' 'version' 'h/help'
             case 'trust'
+                __credstore_parse_subcommand 1 'store=' 'key-file=' 'json' 'version' 'h/help'
+            case 'untrust'
                 __credstore_parse_subcommand 1 'store=' 'key-file=' 'json' 'version' 'h/help'
             end
         case 'sync'
@@ -135,7 +139,7 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional 
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'watch' -d 'Print each change to the store as it happens.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'export' -d 'Write the synchronizable credentials to an encrypted bundle file.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'import' -d 'Merge a bundle into the store (last writer wins per credential).'
-complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'device' -d 'Show this store\'s device key, or trust another device\'s.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'device' -d 'Show this store\'s device key, or list, trust or untrust other devices.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'sync' -d 'Merge the other devices\' bundles from a shared folder, then write this store\'s.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'git-credential' -d 'A git credential helper: git runs it with get, store or erase.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'netrc' -d 'Import a netrc file, or export the store\'s web credentials as one.'
@@ -228,17 +232,29 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_op
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device" version' -l 'version' -d 'Show the version.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore device" -eq 1' -fa 'show' -d 'Print this store\'s device id and public key (give the key to your other machines).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore device" -eq 1' -fa 'list' -d 'List the devices this store trusts: key, when trusted, when a bundle of theirs was last merged.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore device" -eq 1' -fa 'trust' -d 'Accept signed bundles from the device with this key.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore device" -eq 1' -fa 'untrust' -d 'Stop trusting a device: refuse its bundles, and seal no later bundle to it.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" version' -l 'version' -d 'Show the version.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device show" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device list" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device list" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device list" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device list" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" version' -l 'version' -d 'Show the version.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device trust" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device untrust" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device untrust" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device untrust" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device untrust" version' -l 'version' -d 'Show the version.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore device untrust" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore sync" -eq 1' -fa '(__credstore_complete_directories)'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore sync" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF

@@ -159,6 +159,7 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func deleteDefaultChoice(space spaceIndex: [UInt8]) throws
     func setDevice(_ device: SealedDevice) throws
     func addTrustedDevice(keyIndex: [UInt8], sealedPublicKey: [UInt8]) throws
+    func removeTrustedDevice(keyIndex: [UInt8]) throws
     func setSyncClock(wall: Int64, counter: Int64) throws
     func upsertSyncItem(_ item: SealedSyncItem) throws
     /// Drops tombstones whose wall time is before `wall`.

@@ -247,6 +247,11 @@ struct SQLiteAccess: CredentialRepositoryWriting {
             arguments: [Data(keyIndex), Data(sealedPublicKey)])
     }
 
+    func removeTrustedDevice(keyIndex: [UInt8]) throws {
+        if let journal, let old = try fingerprint(.trustedDevices, [keyIndex]) { journal.removed.append(old) }
+        try db.execute(sql: "DELETE FROM trusted_devices WHERE key_index = ?", arguments: [Data(keyIndex)])
+    }
+
     func setSyncClock(wall: Int64, counter: Int64) throws {
         if let journal {
             if let old = try fingerprint(.syncClock, []) { journal.removed.append(old) }

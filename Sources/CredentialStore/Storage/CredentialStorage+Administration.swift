@@ -215,8 +215,8 @@ extension CredentialStorage {
             let syncDefaults = try transaction.allSyncDefaults().map(oldKeys.open)
             let device = try transaction.device().map { ($0, try oldKeys.openDeviceSecret($0)) }
             let trusted = try transaction.allTrustedDevices().map { entry in
-                guard let key = oldKeys.openTrustedKey(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeys.tampered }
-                return key
+                guard let record = oldKeys.openTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeys.tampered }
+                return record
             }
             try transaction.deleteAllSyncState()
             for state in syncItems { try transaction.upsertSyncItem(newKeys.seal(state)) }
@@ -226,8 +226,10 @@ extension CredentialStorage {
                     deviceID: sealed.deviceID, publicKey: sealed.publicKey,
                     sealedSecretKey: newKeys.sealDeviceSecret(secret, deviceID: sealed.deviceID, publicKey: sealed.publicKey)))
             }
-            for key in trusted {
-                try transaction.addTrustedDevice(keyIndex: newKeys.trustedKeyIndex(key), sealedPublicKey: newKeys.sealTrustedKey(key))
+            for record in trusted {
+                try transaction.addTrustedDevice(
+                    keyIndex: newKeys.trustedKeyIndex(record.publicKey),
+                    sealedPublicKey: newKeys.sealTrustedKey(record.publicKey, trusted: record.trusted, lastMerged: record.lastMerged))
             }
 
             var newHeader = header

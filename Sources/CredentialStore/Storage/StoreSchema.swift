@@ -25,8 +25,8 @@ import Synchronization
 enum StoreSchema {
     /// The newest migration and the digest of the schema the migrations through it build.
     static let pinned = (
-        migration: "0006_change_log_by_transaction",
-        digest: "d4445db4041a5cd16542355623dbb992af70694e7360a6dc9dd9f8d544e4cec4"
+        migration: "0007_sync_state_sealed",
+        digest: "dc816a1df2095fd6b31f9778a2b814b0c5c55585ba4e90aae2b206d8171c4730"
     )
 
     /// A store's schema as found: its digest, and the newest migration its history records.

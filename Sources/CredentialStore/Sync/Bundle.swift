@@ -13,6 +13,11 @@ struct BundleDefault: Hashable, Sendable {
     var stamp: HybridTimestamp
 }
 
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a bundle holds once opened and checked.
 struct BundleContents: Sendable {
     var senderDevice: [UInt8]
@@ -36,8 +41,13 @@ struct BundleContents: Sendable {
 enum BundleFormat {
     static let magic: [UInt8] = Array("CSBUNDLE".utf8)
     static let version: UInt8 = 1
+    /// At most this many items go in one chunk…
     static let itemsPerChunk = 1024
-    static let maximumChunkBytes = 64 << 20
+    /// …and a chunk is cut once its plaintext reaches this size, so a reader's memory follows a
+    /// chunk of about this size whatever the bundle's.
+    static let targetChunkBytes = 1 << 20
+    /// The largest encoded item (space, user, stamp and password) export writes or import reads.
+    static let maximumItemBytes = 1 << 20
     static let maximumRecipients = 4096
 
     enum Protection {
@@ -59,7 +69,11 @@ enum BundleFormat {
 
     // MARK: Writing
 
-    static func write(_ contents: BundleContents, protection: Protection, signer: DeviceIdentity) throws -> [UInt8] {
+    /// Writes a bundle. `itemLimit` is ``maximumItemBytes`` but for tests, which forge an item
+    /// over the limit to see a reader refuse it.
+    static func write(
+        _ contents: BundleContents, protection: Protection, signer: DeviceIdentity, itemLimit: Int = maximumItemBytes
+    ) throws -> [UInt8] {
         var header = ByteWriter(capacity: 256)
         header.append(raw: magic)
         header.append(version)
@@ -117,29 +131,41 @@ enum BundleFormat {
         metadata.append(Int64(contents.defaults.count))
         emit(metadata.bytes)
 
-        for batch in stride(from: 0, to: contents.items.count, by: itemsPerChunk) {
-            var chunk = ByteWriter(capacity: 128 * itemsPerChunk)
-            chunk.append(ChunkKind.items.rawValue)
-            for item in contents.items[batch..<min(batch + itemsPerChunk, contents.items.count)] {
-                chunk.append(raw: item.space.canonicalEncoding.lengthPrefixed)
-                chunk.append(item.user)
-                item.stamp.write(to: &chunk)
-                chunk.append(optional: item.password)
-            }
-            var bytes = chunk.bytes
+        // Items and defaults go in chunks of at most `itemsPerChunk` entries, cut early once a
+        // chunk's plaintext reaches `targetChunkBytes`.
+        var chunk = ByteWriter(capacity: 128 * itemsPerChunk)
+        var entries = 0
+        func flush(_ kind: ChunkKind) {
+            guard entries > 0 else { return }
+            var bytes = [kind.rawValue] + chunk.bytes
             emit(bytes)
             Sodium.zero(&bytes)
+            chunk.wipe()
+            chunk = ByteWriter(capacity: 128 * itemsPerChunk)
+            entries = 0
         }
-        for batch in stride(from: 0, to: contents.defaults.count, by: itemsPerChunk) {
-            var chunk = ByteWriter()
-            chunk.append(ChunkKind.defaults.rawValue)
-            for choice in contents.defaults[batch..<min(batch + itemsPerChunk, contents.defaults.count)] {
-                chunk.append(raw: choice.space.canonicalEncoding.lengthPrefixed)
-                chunk.append(optional: choice.user)
-                choice.stamp.write(to: &chunk)
+        for item in contents.items {
+            let before = chunk.bytes.count
+            chunk.append(raw: item.space.canonicalEncoding.lengthPrefixed)
+            chunk.append(item.user)
+            item.stamp.write(to: &chunk)
+            chunk.append(optional: item.password)
+            guard chunk.bytes.count - before <= itemLimit else {
+                chunk.wipe()
+                throw CredentialStorageError(.invalidInput, "the credential of \(item.user) at \(item.space.host) is larger than a bundle carries (1 MiB); nothing was exported")
             }
-            emit(chunk.bytes)
+            entries += 1
+            if entries == itemsPerChunk || chunk.bytes.count >= targetChunkBytes { flush(.items) }
         }
+        flush(.items)
+        for choice in contents.defaults {
+            chunk.append(raw: choice.space.canonicalEncoding.lengthPrefixed)
+            chunk.append(optional: choice.user)
+            choice.stamp.write(to: &chunk)
+            entries += 1
+            if entries == itemsPerChunk || chunk.bytes.count >= targetChunkBytes { flush(.defaults) }
+        }
+        flush(.defaults)
         var final: [UInt8] = [ChunkKind.final.rawValue]
         if case .recipients = protection {
             final += Sodium.sign(digest.finish(), secretKey: signer.secretKey)
@@ -150,136 +176,326 @@ enum BundleFormat {
 
     // MARK: Reading
 
-    private static func invalid(_ why: String) -> CredentialStorageError {
+    static func invalid(_ why: String) -> CredentialStorageError {
         CredentialStorageError(.invalidBundle, "the bundle is not valid (\(why)); it was damaged or altered: get a fresh copy")
     }
 
-    /// Opens and checks a bundle: header, every chunk's authentication, the final tag, nothing
-    /// after it, the item counts and, in recipient mode, the signature.
+    /// Opens and checks a whole bundle held in memory: header, every chunk's authentication, the
+    /// final tag, nothing after it, the item counts and, in recipient mode, the signature.
+    /// Imports stream a file through ``BundleStream`` instead; this is for bundles already in memory.
     static func read(_ bytes: [UInt8], passphrase: String?, device: DeviceIdentity?) throws -> BundleContents {
-        var reader = ByteReader(bytes)
-        guard (try? Array(reader.readRaw(count: magic.count))) == magic else { throw invalid("not a credstore bundle") }
-        let version = try reader.orInvalid { try $0.readByte() }
-        guard version <= Self.version else {
-            throw CredentialStorageError(.unsupportedFormatVersion, "the bundle has format \(version), newer than this credstore reads; upgrade credstore")
-        }
-        guard version == Self.version, let mode = Mode(rawValue: try reader.orInvalid({ try $0.readByte() })) else {
-            throw invalid("unknown bundle mode")
-        }
-        let fileKey: SecureBytes
-        switch mode {
-        case .passphrase:
-            let salt = Array(try reader.orInvalid { try $0.readRaw(count: Sodium.passwordSaltBytes) })
-            let ops = try reader.orInvalid { try $0.readInt64() }
-            let mem = try reader.orInvalid { try $0.readInt64() }
-            guard (1...16).contains(ops), (8192...(4 << 30)).contains(mem) else { throw invalid("bad key-derivation parameters") }
-            guard let passphrase, !passphrase.isEmpty else {
-                throw CredentialStorageError(.invalidInput, "this bundle is protected by a passphrase; set CREDSTORE_BUNDLE_PASSPHRASE")
+        let stream = try BundleStream(source: BundleByteSource(bytes), passphrase: passphrase, device: device)
+        var contents = BundleContents(
+            senderDevice: stream.metadata.senderDevice, signer: stream.metadata.signer, created: stream.metadata.created,
+            items: [], defaults: [])
+        while let chunk = try stream.next() {
+            switch chunk {
+            case .items(let items): contents.items += items
+            case .defaults(let defaults): contents.defaults += defaults
             }
-            fileKey = try Sodium.passwordHash(passphrase, salt: salt, cost: .init(opsLimit: UInt64(ops), memLimit: Int(mem)))
-        case .recipients:
-            let countBytes = Array(try reader.orInvalid { try $0.readRaw(count: 2) })
-            let count = Int(countBytes[0]) << 8 | Int(countBytes[1])
-            guard count >= 1, count <= maximumRecipients else { throw invalid("bad recipient count") }
-            var found: SecureBytes?
-            for _ in 0..<count {
-                let id = Array(try reader.orInvalid { try $0.readRaw(count: 8) })
-                let sealed = Array(try reader.orInvalid { try $0.readRaw(count: 80) })
-                if found == nil, let device, id == keyID(device.publicKey) {
-                    found = try Sodium.openSealedBox(sealed, publicKey: device.publicKey, secretKey: device.secretKey)
-                    if found == nil { throw invalid("this store's recipient stanza does not open") }
-                }
-            }
-            guard let key = found else {
-                throw CredentialStorageError(.bundleNotForThisStore, "the bundle was not made for this store; export it again with this store's key from `credstore device show`")
-            }
-            fileKey = key
-        }
-        let streamHeader = Array(try reader.orInvalid { try $0.readRaw(count: Sodium.streamHeaderBytes) })
-        let headerBytes = Array(bytes[0..<(bytes.count - reader.remaining)])
-        guard let stream = Sodium.StreamReader(key: fileKey, header: streamHeader) else { throw invalid("bad stream header") }
-
-        let digest = Sodium.Digest()
-        digest.update(headerBytes)
-        var contents: BundleContents?
-        var expectedItems = 0, expectedDefaults = 0
-        var signature: [UInt8]?
-        var first = true
-        while true {
-            // A missing chunk is truncation, whatever the mode: only a chunk that is there and does
-            // not open can mean a wrong passphrase.
-            guard reader.remaining >= 4 else { throw invalid("it ends before its final chunk: truncated") }
-            let lengthBytes = Array(try reader.readRaw(count: 4))
-            let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
-            guard length <= maximumChunkBytes, reader.remaining >= length else {
-                throw invalid("it ends inside a chunk: truncated")
-            }
-            guard let (plain, final) = stream.pull(try reader.readRaw(count: length), ad: first ? headerBytes : []) else {
-                throw passphraseFailure(mode: mode, first: first) ?? invalid("a chunk fails authentication")
-            }
-            first = false
-            var chunk = ByteReader(plain)
-            guard let kind = ChunkKind(rawValue: try chunk.orInvalid({ try $0.readByte() })) else { throw invalid("unknown chunk") }
-            if final {
-                guard kind == .final else { throw invalid("a final tag on a non-final chunk") }
-                guard reader.isAtEnd else { throw invalid("bytes follow the final chunk") }
-                if mode == .recipients {
-                    signature = Array(try chunk.orInvalid { try $0.readRaw(count: Sodium.signatureBytes) })
-                }
-                try chunk.orInvalid { try $0.expectEnd() }
-                break
-            }
-            digest.update(plain)
-            switch kind {
-            case .metadata:
-                guard contents == nil else { throw invalid("two metadata chunks") }
-                let device = Array(try chunk.orInvalid { try $0.readRaw(count: DeviceIdentity.idBytes) })
-                let signer = Array(try chunk.orInvalid { try $0.readRaw(count: Sodium.signPublicKeyBytes) })
-                let created = try chunk.orInvalid { try $0.readInt64() }
-                expectedItems = Int(try chunk.orInvalid { try $0.readInt64() })
-                expectedDefaults = Int(try chunk.orInvalid { try $0.readInt64() })
-                try chunk.orInvalid { try $0.expectEnd() }
-                contents = BundleContents(
-                    senderDevice: device, signer: mode == .recipients ? signer : nil, created: created, items: [], defaults: [])
-            case .items:
-                guard contents != nil else { throw invalid("items before metadata") }
-                while !chunk.isAtEnd {
-                    let item = try chunk.orInvalid { chunk in
-                        BundleItem(
-                            space: try chunk.readLengthPrefixedSpace(), user: try chunk.readString(),
-                            stamp: try HybridTimestamp.read(from: &chunk), password: try chunk.readOptionalString())
-                    }
-                    contents!.items.append(item)
-                }
-            case .defaults:
-                guard contents != nil else { throw invalid("defaults before metadata") }
-                while !chunk.isAtEnd {
-                    let choice = try chunk.orInvalid { chunk in
-                        BundleDefault(
-                            space: try chunk.readLengthPrefixedSpace(), user: try chunk.readOptionalString(),
-                            stamp: try HybridTimestamp.read(from: &chunk))
-                    }
-                    contents!.defaults.append(choice)
-                }
-            case .final:
-                throw invalid("a final chunk without the final tag")
-            }
-        }
-        guard let contents, contents.items.count == expectedItems, contents.defaults.count == expectedDefaults else {
-            throw invalid("its item counts do not match")
-        }
-        if mode == .recipients {
-            guard let signer = contents.signer, let signature,
-                  Sodium.verify(signature: signature, message: digest.finish(), publicKey: signer)
-            else { throw invalid("its signature does not verify") }
         }
         return contents
     }
+}
 
-    /// In passphrase mode a first chunk that fails means a wrong passphrase far more often than damage.
-    private static func passphraseFailure(mode: Mode, first: Bool) -> CredentialStorageError? {
-        guard mode == .passphrase, first else { return nil }
-        return CredentialStorageError(.wrongKey, "the bundle passphrase is wrong, or the bundle is damaged; check CREDSTORE_BUNDLE_PASSPHRASE")
+/// The fields of a bundle's metadata chunk.
+struct BundleMetadata: Hashable, Sendable {
+    var senderDevice: [UInt8]
+    /// The signer's key, in recipient mode.
+    var signer: [UInt8]?
+    var created: Int64
+    var itemCount: Int64
+    var defaultCount: Int64
+}
+
+/// Where a bundle's bytes come from: a file read a bounded piece at a time, or bytes in memory.
+protocol BundleSource: AnyObject {
+    /// Exactly `count` bytes, or nil when fewer than `count` are left (then the source is spent).
+    func read(count: Int) throws -> [UInt8]?
+    /// Whether no byte is left.
+    func isAtEnd() throws -> Bool
+}
+
+/// Bytes already in memory.
+final class BundleByteSource: BundleSource {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    func read(count: Int) -> [UInt8]? {
+        guard count >= 0, bytes.count - offset >= count else { offset = bytes.count; return nil }
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
+    }
+
+    func isAtEnd() -> Bool { offset == bytes.count }
+}
+
+/// A bundle file, read piece by piece so that memory follows the largest chunk, never the file.
+///
+/// Only a regular file is read: a FIFO would block, and a device such as `/dev/zero` never ends.
+/// The file is opened without blocking and checked with `fstat` before any byte is read.
+final class BundleFileSource: BundleSource {
+    private let descriptor: Int32
+    private var peeked: UInt8?
+
+    init(url: URL) throws {
+        let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CredentialStorageError(.notFound, "could not read the bundle \(url.path); check the path")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw CredentialStorageError(.invalidBundle, "\(url.path) is not a regular file, so it is not a bundle; nothing was read from it")
+        }
+        // Back to blocking reads, which a regular file never needs to wait for anyway.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    func read(count: Int) throws -> [UInt8]? {
+        guard count >= 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        if count > 0, let byte = peeked {
+            buffer[0] = byte
+            filled = 1
+            peeked = nil
+        }
+        while filled < count {
+            let got = buffer.withUnsafeMutableBytes { raw in
+                Glibc.read(descriptor, raw.baseAddress! + filled, count - filled)
+            }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw CredentialStorageError(.io, "reading the bundle failed: \(String(cString: strerror(errno)))") }
+            if got == 0 { return nil }
+            filled += got
+        }
+        return buffer
+    }
+
+    func isAtEnd() throws -> Bool {
+        if peeked != nil { return false }
+        guard let byte = try read(count: 1) else { return true }
+        peeked = byte[0]
+        return false
+    }
+}
+
+/// A bundle opened for streaming: the header is read and the file key found when it is made,
+/// the metadata chunk is read and checked (``BundleStream/metadata``) before any item chunk, and
+/// ``next()`` then yields the item and default chunks one at a time. The final chunk's checks
+/// (nothing after it, item counts, signature) run when ``next()`` returns nil: whatever a caller
+/// did with the chunks before must be undone (a transaction rolled back) if that throws.
+final class BundleStream {
+    enum Chunk {
+        case items([BundleItem])
+        case defaults([BundleDefault])
+    }
+
+    private enum Mode: UInt8 {
+        case passphrase = 1, recipients = 2
+    }
+
+    private enum ChunkKind: UInt8 {
+        case metadata = 0x4D, items = 0x49, defaults = 0x44, final = 0x46
+    }
+
+    /// The largest chunk a reader accepts: writers cut chunks near ``BundleFormat/targetChunkBytes``,
+    /// so this is room to spare, and it bounds what one chunk can make a reader allocate.
+    static let maximumChunkBytes = 8 << 20
+
+    let source: any BundleSource
+    /// Every header byte, which the first chunk authenticates.
+    let headerBytes: [UInt8]
+    let fileKey: SecureBytes
+    private let mode: Mode
+    private let stream: Sodium.StreamReader
+    private let digest = Sodium.Digest()
+    private(set) var metadata: BundleMetadata
+    /// The metadata chunk's plaintext, so a second pass over the same file can prove it read the same bundle.
+    private(set) var metadataPlaintext: [UInt8] = []
+    private var items: Int64 = 0, defaults: Int64 = 0
+    private var finished = false
+
+    /// Reads the header and the metadata chunk.
+    ///
+    /// - Parameters:
+    ///   - fileKey: the key an earlier pass over the same header derived, so a passphrase bundle's
+    ///     Argon2id runs once; the header bytes must then equal `expectedHeader`.
+    init(
+        source: any BundleSource, passphrase: String?, device: DeviceIdentity?,
+        reuse earlier: (header: [UInt8], fileKey: SecureBytes)? = nil
+    ) throws {
+        self.source = source
+        var header = ByteWriter(capacity: 256)
+        func take(_ count: Int) throws -> [UInt8] {
+            guard let bytes = try source.read(count: count) else { throw BundleFormat.invalid("it ends inside its header: truncated") }
+            header.append(raw: bytes)
+            return bytes
+        }
+        guard (try? source.read(count: BundleFormat.magic.count)) == BundleFormat.magic else {
+            throw BundleFormat.invalid("not a credstore bundle")
+        }
+        header.append(raw: BundleFormat.magic)
+        let version = try take(1)[0]
+        guard version <= BundleFormat.version else {
+            throw CredentialStorageError(.unsupportedFormatVersion, "the bundle has format \(version), newer than this credstore reads; upgrade credstore")
+        }
+        guard version == BundleFormat.version, let mode = Mode(rawValue: try take(1)[0]) else {
+            throw BundleFormat.invalid("unknown bundle mode")
+        }
+        self.mode = mode
+        var fileKey = earlier?.fileKey
+        switch mode {
+        case .passphrase:
+            let salt = try take(Sodium.passwordSaltBytes)
+            var fields = ByteReader(try take(16))
+            let ops = try fields.readInt64(), mem = try fields.readInt64()
+            // No more than export asks for: a header is 88 bytes anyone can write, and what it asks
+            // for is spent before the passphrase can be checked.
+            let most = Sodium.bundlePasswordCost
+            guard ops >= 1, UInt64(ops) <= most.opsLimit, mem >= 8192, mem <= Int64(most.memLimit) else {
+                throw BundleFormat.invalid("its key-derivation parameters ask for more than credstore's export uses")
+            }
+            guard let passphrase, !passphrase.isEmpty else {
+                throw CredentialStorageError(.invalidInput, "this bundle is protected by a passphrase; set CREDSTORE_BUNDLE_PASSPHRASE")
+            }
+            if fileKey == nil {
+                fileKey = try Sodium.passwordHash(passphrase, salt: salt, cost: .init(opsLimit: UInt64(ops), memLimit: Int(mem)))
+            }
+        case .recipients:
+            let countBytes = try take(2)
+            let count = Int(countBytes[0]) << 8 | Int(countBytes[1])
+            guard count >= 1, count <= BundleFormat.maximumRecipients else { throw BundleFormat.invalid("bad recipient count") }
+            var mine: [UInt8]?
+            for _ in 0..<count {
+                let id = try take(8)
+                let sealed = try take(80)
+                if mine == nil, let device, id == BundleFormat.keyID(device.publicKey) { mine = sealed }
+            }
+            if fileKey == nil {
+                guard let device, let mine else {
+                    throw CredentialStorageError(.bundleNotForThisStore, "the bundle was not sealed to this store; on the machine that wrote it, run `credstore device trust` with this store's key (`credstore device show` here), then sync or export again")
+                }
+                guard let key = try Sodium.openSealedBox(mine, publicKey: device.publicKey, secretKey: device.secretKey) else {
+                    throw BundleFormat.invalid("this store's recipient stanza does not open")
+                }
+                fileKey = key
+            }
+        }
+        let streamHeader = try take(Sodium.streamHeaderBytes)
+        headerBytes = header.bytes
+        if let earlier, earlier.header != headerBytes { throw BundleFormat.invalid("it changed while it was being read") }
+        guard let fileKey, let stream = Sodium.StreamReader(key: fileKey, header: streamHeader) else {
+            throw BundleFormat.invalid("bad stream header")
+        }
+        self.fileKey = fileKey
+        self.stream = stream
+        digest.update(headerBytes)
+        metadata = BundleMetadata(senderDevice: [], signer: nil, created: 0, itemCount: 0, defaultCount: 0)
+
+        let (plain, final) = try pull(first: true)
+        var chunk = ByteReader(plain)
+        guard !final, (try? chunk.readByte()) == ChunkKind.metadata.rawValue else { throw BundleFormat.invalid("it does not start with its metadata") }
+        metadata = try chunk.orInvalid { chunk in
+            let fields = BundleMetadata(
+                senderDevice: Array(try chunk.readRaw(count: DeviceIdentity.idBytes)),
+                signer: Array(try chunk.readRaw(count: Sodium.signPublicKeyBytes)),
+                created: try chunk.readInt64(), itemCount: try chunk.readInt64(), defaultCount: try chunk.readInt64())
+            try chunk.expectEnd()
+            return fields
+        }
+        if mode != .recipients { metadata.signer = nil }
+        guard metadata.itemCount >= 0, metadata.defaultCount >= 0 else { throw BundleFormat.invalid("negative item counts") }
+        metadataPlaintext = plain
+        digest.update(plain)
+    }
+
+    /// One chunk, authenticated; the reading of its length can neither overflow nor allocate more
+    /// than ``maximumChunkBytes``.
+    private func pull(first: Bool) throws -> (plain: [UInt8], final: Bool) {
+        // A missing chunk is truncation, whatever the mode: only a chunk that is there and does
+        // not open can mean a wrong passphrase.
+        guard let lengthBytes = try source.read(count: 4) else { throw BundleFormat.invalid("it ends before its final chunk: truncated") }
+        let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
+        guard length <= Self.maximumChunkBytes else { throw BundleFormat.invalid("a chunk is larger than any credstore writes") }
+        guard let ciphertext = try source.read(count: length) else { throw BundleFormat.invalid("it ends inside a chunk: truncated") }
+        guard let opened = stream.pull(ciphertext[...], ad: first ? headerBytes : []) else {
+            if mode == .passphrase, first {
+                throw CredentialStorageError(.wrongKey, "the bundle passphrase is wrong, or the bundle is damaged; check CREDSTORE_BUNDLE_PASSPHRASE")
+            }
+            throw BundleFormat.invalid("a chunk fails authentication")
+        }
+        return (opened.plaintext, opened.final)
+    }
+
+    /// The next item or default chunk, or nil after the final chunk and every end-of-bundle check.
+    func next() throws -> Chunk? {
+        guard !finished else { return nil }
+        let (plain, final) = try pull(first: false)
+        var chunk = ByteReader(plain)
+        guard let kind = ChunkKind(rawValue: try chunk.orInvalid({ try $0.readByte() })) else { throw BundleFormat.invalid("unknown chunk") }
+        if final {
+            guard kind == .final else { throw BundleFormat.invalid("a final tag on a non-final chunk") }
+            guard try source.isAtEnd() else { throw BundleFormat.invalid("bytes follow the final chunk") }
+            var signature: [UInt8]?
+            if mode == .recipients {
+                signature = Array(try chunk.orInvalid { try $0.readRaw(count: Sodium.signatureBytes) })
+            }
+            try chunk.orInvalid { try $0.expectEnd() }
+            guard items == metadata.itemCount, defaults == metadata.defaultCount else {
+                throw BundleFormat.invalid("its item counts do not match")
+            }
+            if mode == .recipients {
+                guard let signer = metadata.signer, let signature,
+                      Sodium.verify(signature: signature, message: digest.finish(), publicKey: signer)
+                else { throw BundleFormat.invalid("its signature does not verify") }
+            }
+            finished = true
+            return nil
+        }
+        digest.update(plain)
+        switch kind {
+        case .items:
+            var result: [BundleItem] = []
+            while !chunk.isAtEnd {
+                let start = chunk.position
+                result.append(try chunk.orInvalid { chunk in
+                    BundleItem(
+                        space: try chunk.readLengthPrefixedSpace(), user: try chunk.readString(),
+                        stamp: try HybridTimestamp.read(from: &chunk), password: try chunk.readOptionalString())
+                })
+                guard chunk.position - start <= BundleFormat.maximumItemBytes else { throw BundleFormat.invalid("an item is larger than any credstore writes") }
+            }
+            items += Int64(result.count)
+            guard items <= metadata.itemCount else { throw BundleFormat.invalid("its item counts do not match") }
+            return .items(result)
+        case .defaults:
+            var result: [BundleDefault] = []
+            while !chunk.isAtEnd {
+                result.append(try chunk.orInvalid { chunk in
+                    BundleDefault(
+                        space: try chunk.readLengthPrefixedSpace(), user: try chunk.readOptionalString(),
+                        stamp: try HybridTimestamp.read(from: &chunk))
+                })
+            }
+            defaults += Int64(result.count)
+            guard defaults <= metadata.defaultCount else { throw BundleFormat.invalid("its item counts do not match") }
+            return .defaults(result)
+        case .metadata:
+            throw BundleFormat.invalid("two metadata chunks")
+        case .final:
+            throw BundleFormat.invalid("a final chunk without the final tag")
+        }
     }
 }
 

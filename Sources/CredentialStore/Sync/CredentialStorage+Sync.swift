@@ -19,6 +19,29 @@ public enum BundleProtection: Sendable, CustomStringConvertible {
     }
 }
 
+/// A device a store trusts, as ``CredentialStorage/trustedDeviceDetails()`` lists it.
+public struct TrustedDevice: Hashable, Sendable {
+    /// The device's key (`csdev1:…`), as ``CredentialStorage/devicePublicKey`` prints it there.
+    public var publicKey: String
+    /// When this store began to trust it; nil for devices trusted before stores kept the time.
+    public var trusted: Date?
+    /// When a bundle it signed was last merged here; nil if none was.
+    public var lastMerged: Date?
+
+    /// Creates a description of a trusted device.
+    public init(publicKey: String, trusted: Date? = nil, lastMerged: Date? = nil) {
+        self.publicKey = publicKey
+        self.trusted = trusted
+        self.lastMerged = lastMerged
+    }
+}
+
+extension CredentialStorageError.Code {
+    /// A sync bundle is older than deletions are remembered (180 days): merging it could bring
+    /// back what was deleted since, so it is refused. `credstore sync` skips it with a note.
+    public static let bundleTooOld = CredentialStorageError.Code(rawValue: "bundleTooOld")
+}
+
 /// What an import changed, item by item (credentials, not default choices).
 public struct ImportReport: Hashable, Sendable, Codable {
     /// Items this store did not have.
@@ -72,14 +95,43 @@ extension CredentialStorage {
         _ = try DeviceIdentity.publicKey(fromText: publicKey)
     }
 
-    /// Accepts signed bundles from the device with this key.
+    /// Accepts signed bundles from the device with this key, and seals this store's later sync
+    /// bundles to it. Trusting a device already trusted changes nothing.
     ///
     /// - Throws: `invalidInput` when the text is not a device key.
     public func trustDevice(_ publicKey: String) throws {
         let key = try DeviceIdentity.publicKey(fromText: publicKey)
         _ = try followRekey()
-        _ = try repository.write({ transaction in
-            try transaction.addTrustedDevice(keyIndex: keys.trustedKeyIndex(key), sealedPublicKey: keys.sealTrustedKey(key))
+        _ = try repository.write({ transaction -> Int64? in
+            let index = keys.trustedKeyIndex(key)
+            if let sealed = try transaction.trustedDevice(keyIndex: index), keys.openTrustedKey(keyIndex: index, sealed: sealed) == key {
+                return nil
+            }
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.sealTrustedKey(key, trusted: Mutation.now()))
+            return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
+        }, afterCommit: { generation in
+            if let generation { anchor?.advance(to: generation) }
+        })
+    }
+
+    /// Stops trusting the device with this key: its bundles are refused from now on, and the
+    /// bundles this store's `sync` writes from now on are no longer sealed to it.
+    ///
+    /// What the device already received stays with it: every synchronizable password of every
+    /// bundle it could open. Change those passwords at their services after untrusting a lost
+    /// or retired machine (docs/sync-format.md says what to rotate).
+    ///
+    /// - Throws: `invalidInput` when the text is not a device key, `notFound` when this store
+    ///   does not trust that device.
+    public func untrustDevice(_ publicKey: String) throws {
+        let key = try DeviceIdentity.publicKey(fromText: publicKey)
+        _ = try followRekey()
+        _ = try repository.write({ transaction -> Int64? in
+            let index = keys.trustedKeyIndex(key)
+            guard try transaction.trustedDevice(keyIndex: index) != nil else {
+                throw CredentialStorageError(.notFound, "this store does not trust that device; `credstore device list` shows the ones it does")
+            }
+            try transaction.removeTrustedDevice(keyIndex: index)
             return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
         }, afterCommit: { generation in
             if let generation { anchor?.advance(to: generation) }
@@ -88,14 +140,21 @@ extension CredentialStorage {
 
     /// The device keys this store trusts.
     public func trustedDevices() throws -> [String] {
+        try trustedDeviceDetails().map(\.publicKey)
+    }
+
+    /// The devices this store trusts, with when each was trusted and when a bundle it signed was
+    /// last merged here, ordered by key.
+    public func trustedDeviceDetails() throws -> [TrustedDevice] {
         _ = try followRekey()
         let keys = keys
         return try repository.read { try $0.allTrustedDevices() }.map { entry in
-            guard let key = keys.openTrustedKey(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey),
-                  keys.trustedKeyIndex(key) == entry.keyIndex
-            else { throw StoreKeys.tampered }
-            return DeviceIdentity.text(of: key)
-        }.sorted()
+            guard let record = keys.openTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeys.tampered }
+            return TrustedDevice(
+                publicKey: DeviceIdentity.text(of: record.publicKey),
+                trusted: record.trusted.map { Date(timeIntervalSince1970: Double($0) / 1000) },
+                lastMerged: record.lastMerged.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+        }.sorted { $0.publicKey < $1.publicKey }
     }
 
     /// Writes every synchronizable credential, deletion and default choice of this store to a
@@ -150,99 +209,147 @@ extension CredentialStorage {
     ///   - dryRun: computes the report and changes nothing.
     ///   - progress: called now and then with the items merged so far and the bundle's total,
     ///     for a progress display; it runs inside the import's transaction, so keep it quick.
-    /// - Throws: `invalidBundle` (damaged, altered, truncated, too old, or from a clock more than
-    ///   24 h ahead), `bundleNotForThisStore` (another recipient, or an untrusted signer),
+    /// The file is read one chunk at a time, twice (once to check it all, once to merge), so
+    /// memory follows the largest chunk, not the bundle. Only a regular file is read.
+    ///
+    /// - Throws: `invalidBundle` (damaged, altered, truncated, not a regular file, asking for more
+    ///   key derivation than export uses, or from a clock more than 24 h ahead), `bundleTooOld`
+    ///   (older than 180 days), `bundleNotForThisStore` (another recipient, or an untrusted signer),
     ///   `wrongKey` (wrong passphrase) or `unsupportedFormatVersion`; the store is then unchanged.
     @discardableResult
     public func importBundle(
         from url: URL, passphrase: String? = nil, dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil
     ) throws -> ImportReport {
-        let bytes: [UInt8]
-        do {
-            bytes = [UInt8](try Data(contentsOf: url))
-        } catch {
-            throw CredentialStorageError(.notFound, "could not read the bundle \(url.path); check the path")
-        }
         let device = try deviceIdentity()
-        let contents = try BundleFormat.read(bytes, passphrase: passphrase, device: device)
         let now = Mutation.now()
-        guard contents.created >= now - SyncLedger.tombstoneLifetimeMillis else {
-            throw CredentialStorageError(.invalidBundle, "the bundle is older than 180 days, longer than deletions are remembered; export a fresh one")
+        // Two passes over the file, each holding one chunk at a time. The first checks everything
+        // (the signer's trust before any item is decrypted, then every chunk, the counts and the
+        // signature) and keeps nothing but the newest clock reading; the second merges, inside the
+        // transaction, and checks it all again, so a file changed in between rolls back.
+        let first = try BundleStream(source: try BundleFileSource(url: url), passphrase: passphrase, device: device)
+        let metadata = first.metadata
+        guard metadata.created >= now - SyncLedger.tombstoneLifetimeMillis else {
+            throw CredentialStorageError(.bundleTooOld, "the bundle is older than 180 days, longer than deletions are remembered; export a fresh one")
         }
-        let stamps = contents.items.map(\.stamp) + contents.defaults.map(\.stamp)
-        guard stamps.allSatisfy(\.isPlausible) else {
-            throw CredentialStorageError(.invalidBundle, "the bundle carries clock readings no working clock makes; it was altered or made by broken software")
+        if let signer = metadata.signer {
+            try repository.read { try Self.checkTrust(signer, device: device, keys: keys, in: $0) }
         }
-        let newest = max(contents.created, stamps.map(\.wall).max() ?? 0)
-        guard newest <= now + Self.maximumClockSkewMillis else {
+        var newest: HybridTimestamp?
+        func check(_ stamp: HybridTimestamp) throws {
+            guard stamp.isPlausible else {
+                throw CredentialStorageError(.invalidBundle, "the bundle carries clock readings no working clock makes; it was altered or made by broken software")
+            }
+            guard stamp.wall <= now + Self.maximumClockSkewMillis else {
+                throw CredentialStorageError(.invalidBundle, "the bundle comes from a clock more than 24 hours ahead of this machine's; fix the clock there and export again")
+            }
+            if newest.map({ $0 < stamp }) ?? true { newest = stamp }
+        }
+        guard metadata.created <= now + Self.maximumClockSkewMillis else {
             throw CredentialStorageError(.invalidBundle, "the bundle comes from a clock more than 24 hours ahead of this machine's; fix the clock there and export again")
         }
+        while let chunk = try first.next() {
+            switch chunk {
+            case .items(let items): for item in items { try check(item.stamp) }
+            case .defaults(let defaults): for choice in defaults { try check(choice.stamp) }
+            }
+        }
+        let reuse = (header: first.headerBytes, fileKey: first.fileKey)
+        let expectedMetadata = first.metadataPlaintext
+        let total = Int(metadata.itemCount)
+
         return try mutate(origin: .syncImport, dryRun: dryRun) { mutation in
-            if let signer = contents.signer, signer != device.publicKey {
-                let index = mutation.keys.trustedKeyIndex(signer)
-                guard let sealed = try mutation.transaction.trustedDevice(keyIndex: index),
-                      mutation.keys.openTrustedKey(keyIndex: index, sealed: sealed) == signer
-                else {
-                    throw CredentialStorageError(.bundleNotForThisStore,
-                        "the bundle is signed by a device this store does not trust (\(DeviceIdentity.text(of: signer))); run `credstore device trust` with that key if it is yours")
-                }
+            let stream = try BundleStream(source: try BundleFileSource(url: url), passphrase: passphrase, device: device, reuse: reuse)
+            guard stream.metadataPlaintext == expectedMetadata else { throw BundleFormat.invalid("it changed while it was being read") }
+            if let signer = metadata.signer {
+                try Self.checkTrust(signer, device: device, keys: mutation.keys, in: mutation.transaction)
             }
             try mutation.ledger.dropExpiredTombstones()
-            try mutation.receive(contents)
+            if let newest { try mutation.ledger.receive(newest) }
             let keys = mutation.keys
-            // Every table an import writes is keyed by blind indexes, which scatter the bundle's
-            // order at random: merged in key order instead, SQLite appends to its B-trees rather
-            // than splitting pages all over them. The sorts are stable, so several entries of one
-            // key (which only a doctored bundle holds) still apply in bundle order. A space's index
-            // is computed per entry: a keyed hash costs less than a dictionary of spaces.
-            let items = contents.items.map { item in
-                let spaceIndex = keys.spaceIndex(item.space)
-                return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
-            }.sorted { first, second in
-                let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
-                return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
-            }
-            let registers = contents.defaults.map { (spaceIndex: keys.spaceIndex($0.space), register: $0) }
-                .sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
-
             // An item announces and logs at most one change, and so does the settling of a space.
-            mutation.reserveChanges(items.count + registers.count)
+            mutation.reserveChanges(min(total, 1 << 16) + min(Int(metadata.defaultCount), 1 << 16))
 
-            // Space by space: its items, then its registers, then its default, which settles once
-            // every item of the space is in (a register may name a user that only this bundle, or
-            // an earlier one, brought). What a merge reads and writes belongs to one space, so this
-            // ends as merging every item first would, while the space's rows are still in cache.
+            // What a space needs settled once every chunk is in: the users whose credential the
+            // import wrote, and the register it replaced (a register may name a user that only a
+            // later chunk, or an earlier bundle, brought).
+            var pending: [[UInt8]: (space: ProtectionSpace, arrived: [(user: String, userIndex: [UInt8])], replaced: SyncDefaultState?)] = [:]
             var report = ImportReport()
-            var (nextItem, nextRegister) = (items.startIndex, registers.startIndex)
-            while nextItem < items.endIndex || nextRegister < registers.endIndex {
-                // The next space: the first in key order of the two lists' heads.
-                let (spaceIndex, space) = nextRegister == registers.endIndex
-                    || nextItem < items.endIndex && compareKeys(items[nextItem].spaceIndex, registers[nextRegister].spaceIndex) <= 0
-                    ? (items[nextItem].spaceIndex, items[nextItem].item.space)
-                    : (registers[nextRegister].spaceIndex, registers[nextRegister].register.space)
-                var arrived: [(user: String, userIndex: [UInt8])] = []
-                while nextItem < items.endIndex, compareKeys(items[nextItem].spaceIndex, spaceIndex) == 0 {
-                    if let progress, nextItem % 1024 == 0 { progress(nextItem, items.count) }
-                    let (item, userIndex) = (items[nextItem].item, items[nextItem].userIndex)
-                    switch try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex) {
-                    case .added: report.added += 1; arrived.append((item.user, userIndex))
-                    case .updated: report.updated += 1; arrived.append((item.user, userIndex))
-                    case .removed: report.removed += 1; arrived.removeAll { $0.userIndex == userIndex }
-                    case .unchanged: report.unchanged += 1
+            var merged = 0
+            while let chunk = try stream.next() {
+                switch chunk {
+                case .items(let chunkItems):
+                    // Every table an import writes is keyed by blind indexes, which scatter the
+                    // bundle's order at random: merged in key order instead (chunk by chunk),
+                    // SQLite appends to its B-trees rather than splitting pages all over them. The
+                    // sort is stable, so several entries of one key (which only a doctored bundle
+                    // holds) still apply in bundle order.
+                    let items = try chunkItems.map { item in
+                        guard item.stamp.isPlausible, item.stamp.wall <= now + Self.maximumClockSkewMillis else {
+                            throw BundleFormat.invalid("it changed while it was being read")
+                        }
+                        let spaceIndex = keys.spaceIndex(item.space)
+                        return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
+                    }.sorted { first, second in
+                        let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
+                        return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
                     }
-                    nextItem += 1
-                }
-                var replacedRegister: SyncDefaultState?
-                while nextRegister < registers.endIndex, compareKeys(registers[nextRegister].spaceIndex, spaceIndex) == 0 {
-                    replacedRegister = try mutation.merge(registers[nextRegister].register, spaceIndex: spaceIndex) ?? replacedRegister
-                    nextRegister += 1
-                }
-                if replacedRegister != nil || !arrived.isEmpty {
-                    try mutation.settleDefault(of: space, spaceIndex: spaceIndex, replacedRegister: replacedRegister, arrived: arrived)
+                    for (spaceIndex, userIndex, item) in items {
+                        if let progress, merged % 1024 == 0 { progress(merged, total) }
+                        merged += 1
+                        let outcome = try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex)
+                        switch outcome {
+                        case .added: report.added += 1
+                        case .updated: report.updated += 1
+                        case .removed: report.removed += 1
+                        case .unchanged: report.unchanged += 1
+                        }
+                        guard outcome != .unchanged else { continue }
+                        var entry = pending[spaceIndex] ?? (item.space, [], nil)
+                        if outcome == .removed {
+                            entry.arrived.removeAll { $0.userIndex == userIndex }
+                        } else {
+                            entry.arrived.append((item.user, userIndex))
+                        }
+                        pending[spaceIndex] = entry
+                    }
+                case .defaults(let chunkDefaults):
+                    let registers = try chunkDefaults.map { choice in
+                        guard choice.stamp.isPlausible, choice.stamp.wall <= now + Self.maximumClockSkewMillis else {
+                            throw BundleFormat.invalid("it changed while it was being read")
+                        }
+                        return (spaceIndex: keys.spaceIndex(choice.space), register: choice)
+                    }.sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
+                    for (spaceIndex, register) in registers {
+                        guard let replaced = try mutation.merge(register, spaceIndex: spaceIndex) else { continue }
+                        var entry = pending[spaceIndex] ?? (register.space, [], nil)
+                        entry.replaced = replaced
+                        pending[spaceIndex] = entry
+                    }
                 }
             }
-            progress?(items.count, items.count)
+            for spaceIndex in pending.keys.sorted(by: { compareKeys($0, $1) < 0 }) {
+                let entry = pending[spaceIndex]!
+                try mutation.settleDefault(of: entry.space, spaceIndex: spaceIndex, replacedRegister: entry.replaced, arrived: entry.arrived)
+            }
+            if let signer = metadata.signer, signer != device.publicKey {
+                let index = keys.trustedKeyIndex(signer)
+                if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.openTrustedDevice(keyIndex: index, sealed: sealed) {
+                    try mutation.transaction.addTrustedDevice(
+                        keyIndex: index, sealedPublicKey: keys.sealTrustedKey(signer, trusted: record.trusted, lastMerged: Mutation.now()))
+                }
+            }
+            progress?(total, total)
             return report
+        }
+    }
+
+    /// Refuses a bundle signed by a device this store does not trust (its own is trusted).
+    private static func checkTrust(_ signer: [UInt8], device: DeviceIdentity, keys: StoreKeys, in transaction: any CredentialRepositoryReading) throws {
+        guard signer != device.publicKey else { return }
+        let index = keys.trustedKeyIndex(signer)
+        guard let sealed = try transaction.trustedDevice(keyIndex: index), keys.openTrustedKey(keyIndex: index, sealed: sealed) == signer else {
+            throw CredentialStorageError(.bundleNotForThisStore,
+                "the bundle is signed by a device this store does not trust (\(DeviceIdentity.text(of: signer))); run `credstore device trust` with that key if it is yours")
         }
     }
 

@@ -55,7 +55,7 @@ struct SyncLedger {
 
     /// A fresh reading for a local change.
     func tick() throws -> HybridTimestamp {
-        let clock = HybridTimestamp.tick(clock: try transaction.syncClock() ?? (0, 0), now: Mutation.now())
+        let clock = try HybridTimestamp.tick(clock: try transaction.syncClock() ?? (0, 0), now: Mutation.now())
         try transaction.setSyncClock(wall: clock.wall, counter: clock.counter)
         // The id alone: unsealing the secret key would cost a guarded allocation per tick.
         let deviceID = try transaction.device()?.deviceID ?? device().deviceID
@@ -64,7 +64,7 @@ struct SyncLedger {
 
     /// Moves the clock past a remote reading, so later local changes win over it.
     func receive(_ remote: HybridTimestamp) throws {
-        let clock = HybridTimestamp.receive(clock: try transaction.syncClock() ?? (0, 0), remote: remote, now: Mutation.now())
+        let clock = try HybridTimestamp.receive(clock: try transaction.syncClock() ?? (0, 0), remote: remote, now: Mutation.now())
         try transaction.setSyncClock(wall: clock.wall, counter: clock.counter)
     }
 

@@ -33,18 +33,29 @@ struct HybridTimestamp: Hashable, Comparable, Sendable {
         return HybridTimestamp(wall: wall, counter: counter, device: device)
     }
 
+    /// The clock's counter plus one. The stored clock is read back from the store file, so it
+    /// can hold anything: a counter at `Int64.max` is damage (`corrupt`), never a trap. So is one
+    /// past what ``isPlausible`` accepts, which every other store would refuse to merge.
+    private static func next(_ counter: Int64) throws -> Int64 {
+        let (sum, overflow) = counter.addingReportingOverflow(1)
+        guard !overflow, counter >= 0, sum < 1 << 40 else {
+            throw CredentialStorageError(.corrupt, "the store's sync clock holds an impossible reading; it was damaged or altered: restore the store from a backup")
+        }
+        return sum
+    }
+
     /// The clock after a local event: the wall clock if it moved on, else one more tick.
-    static func tick(clock: (wall: Int64, counter: Int64), now: Int64) -> (wall: Int64, counter: Int64) {
-        now > clock.wall ? (now, 0) : (clock.wall, clock.counter + 1)
+    static func tick(clock: (wall: Int64, counter: Int64), now: Int64) throws -> (wall: Int64, counter: Int64) {
+        now > clock.wall ? (now, 0) : (clock.wall, try next(clock.counter))
     }
 
     /// The clock after seeing `remote`: never behind it, so later local edits win over it.
-    static func receive(clock: (wall: Int64, counter: Int64), remote: HybridTimestamp, now: Int64) -> (wall: Int64, counter: Int64) {
+    static func receive(clock: (wall: Int64, counter: Int64), remote: HybridTimestamp, now: Int64) throws -> (wall: Int64, counter: Int64) {
         let wall = max(now, clock.wall, remote.wall)
         switch (wall == clock.wall, wall == remote.wall) {
-        case (true, true): return (wall, max(clock.counter, remote.counter) + 1)
-        case (true, false): return (wall, clock.counter + 1)
-        case (false, true): return (wall, remote.counter + 1)
+        case (true, true): return (wall, try next(max(clock.counter, remote.counter)))
+        case (true, false): return (wall, try next(clock.counter))
+        case (false, true): return (wall, try next(remote.counter))
         case (false, false): return (wall, 0)
         }
     }

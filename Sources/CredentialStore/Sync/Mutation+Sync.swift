@@ -4,12 +4,6 @@ extension Mutation {
         case added, updated, removed, unchanged
     }
 
-    /// Moves the clock past every reading of a bundle, once, so later local edits win over it.
-    func receive(_ contents: BundleContents) throws {
-        let stamps = contents.items.map(\.stamp) + contents.defaults.map(\.stamp)
-        if let newest = stamps.max() { try ledger.receive(newest) }
-    }
-
     /// Merges one remote item. A local register at least as new wins; otherwise the remote state
     /// replaces the local one. Imports never elect a default by themselves: defaults arrive as
     /// their own registers, so every machine ends with the same choice.

@@ -111,13 +111,41 @@ extension StoreKeys {
         blindIndex(.trustedKey, publicKey)
     }
 
-    func sealTrustedKey(_ publicKey: [UInt8]) -> [UInt8] {
-        seal(publicKey, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey))
+    /// Seals a trusted device's key with when it was trusted and when its last bundle was merged
+    /// (milliseconds; nil unknown or never). The times sit inside the sealed value, so the table
+    /// seal, which covers that value, covers them too.
+    func sealTrustedKey(_ publicKey: [UInt8], trusted: Int64? = nil, lastMerged: Int64? = nil) -> [UInt8] {
+        var plain = ByteWriter(capacity: 48)
+        plain.append(raw: publicKey)
+        plain.append(trusted ?? 0)
+        plain.append(lastMerged ?? 0)
+        return seal(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey))
+    }
+
+    /// A trusted device's row opened: its key and times. Rows written before the times were kept
+    /// hold the key alone.
+    func openTrustedDevice(keyIndex: [UInt8], sealed: [UInt8]) -> TrustedDeviceRecord? {
+        let record = open(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex) { plain -> TrustedDeviceRecord? in
+            var reader = ByteReader(plain)
+            guard let key = try? Array(reader.readRaw(count: Sodium.signPublicKeyBytes)) else { return nil }
+            if reader.isAtEnd { return TrustedDeviceRecord(publicKey: key, trusted: nil, lastMerged: nil) }
+            guard let trusted = try? reader.readInt64(), let merged = try? reader.readInt64(), reader.isAtEnd else { return nil }
+            return TrustedDeviceRecord(publicKey: key, trusted: trusted > 0 ? trusted : nil, lastMerged: merged > 0 ? merged : nil)
+        } ?? nil
+        guard let record, trustedKeyIndex(record.publicKey) == keyIndex else { return nil }
+        return record
     }
 
     func openTrustedKey(keyIndex: [UInt8], sealed: [UInt8]) -> [UInt8]? {
-        open(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex) { Array($0) } ?? nil
+        openTrustedDevice(keyIndex: keyIndex, sealed: sealed)?.publicKey
     }
+}
+
+/// A trusted device as its sealed row holds it.
+struct TrustedDeviceRecord: Hashable, Sendable {
+    var publicKey: [UInt8]
+    var trusted: Int64?
+    var lastMerged: Int64?
 }
 
 extension [UInt8] {

@@ -5,8 +5,8 @@ import CredentialStore
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "Show this store's device key, or trust another device's.",
-        subcommands: [Show.self, Trust.self])
+        abstract: "Show this store's device key, or list, trust or untrust other devices.",
+        subcommands: [Show.self, List.self, Trust.self, Untrust.self])
 
     /// `credstore device show`: prints the device id and the public key other stores export to.
     struct Show: ParsableCommand {
@@ -42,6 +42,65 @@ struct DeviceCommand: ParsableCommand {
             let storage = try global.location(in: console).openOrCreate(console)
             try storage.trustDevice(key)
             if !global.json { console.output.write("Trusted \(key)\n") }
+        }
+    }
+
+    /// `credstore device list`: the trusted devices, when each was trusted and last merged.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the devices this store trusts: key, when trusted, when a bundle of theirs was last merged.")
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let console = Console.current
+            let storage = try global.location(in: console).openExisting(console, orFail: CommandFailure(.notFound, "there is no store here, so no device is trusted; `credstore device trust` makes one"))
+            let devices = try storage.trustedDeviceDetails()
+            if global.json {
+                console.output.write(JSONValue.array(devices.map { device in
+                    .object([
+                        ("publicKey", .string(device.publicKey)),
+                        ("trusted", .string(device.trusted.map(Describe.timestamp))),
+                        ("lastMerged", .string(device.lastMerged.map(Describe.timestamp))),
+                    ])
+                }).rendered + "\n")
+            } else if devices.isEmpty {
+                console.output.write("No trusted devices\n")
+            } else {
+                var table = Table(header: ["KEY", "TRUSTED", "LAST MERGED"])
+                for device in devices {
+                    table.rows.append([
+                        device.publicKey, device.trusted.map(Describe.timestamp) ?? "unknown",
+                        device.lastMerged.map(Describe.timestamp) ?? "never",
+                    ])
+                }
+                console.output.write(table.rendered)
+            }
+        }
+    }
+
+    /// `credstore device untrust KEY`: refuses that device's bundles and stops sealing to it.
+    struct Untrust: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop trusting a device: refuse its bundles, and seal no later bundle to it.",
+            discussion: """
+                The device keeps everything it already received: change the passwords of the \
+                synchronizable credentials at their services if it was lost (docs/sync-format.md).
+                """)
+
+        @Argument(help: ArgumentHelp("The device's key, as `credstore device list` prints it.", valueName: "key"))
+        var key: String
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let console = Console.current
+            try CredentialStorage.validateDeviceKey(key)
+            let storage = try global.location(in: console).openExisting(console, orFail: CommandFailure(.notFound, "there is no store here, so no device is trusted; `credstore device trust` makes one"))
+            try storage.untrustDevice(key)
+            if !global.json {
+                console.output.write("Untrusted \(key)\nIt keeps what it already received: change the synchronizable passwords it could read if it was lost.\n")
+            }
         }
     }
 }

@@ -1,6 +1,9 @@
 import ArgumentParser
 import CredentialStore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `credstore sync DIR`: exchanges bundles with every trusted device through a shared folder.
 struct SyncCommand: ParsableCommand {
@@ -10,9 +13,12 @@ struct SyncCommand: ParsableCommand {
         discussion: """
             DIR is a folder that some file-sync engine (git, Syncthing, rsync, a mounted bucket) \
             carries between machines. Every `*.csbundle` in it from a device this store trusts is \
-            merged; bundles for other devices, or from devices not trusted here, are skipped with a \
-            note. Then this store writes DIR/<device id>.csbundle, sealed to every trusted device and \
-            itself. Run it on each machine, in any order: the stores converge.
+            merged; bundles for other devices, from devices not trusted here, or older than 180 days \
+            are skipped with a note. A file that cannot be merged (damaged, altered, a passphrase \
+            bundle, not a regular file) is named on stderr and the others are still merged. Then \
+            this store writes DIR/<device id>.csbundle, sealed to every trusted device and itself. \
+            Exits 0 when every bundle was merged or skipped, 65 when some file was refused. Run it \
+            on each machine, in any order: the stores converge.
             """)
 
     @Argument(help: ArgumentHelp("The shared folder.", valueName: "dir"), completion: .directory)
@@ -35,18 +41,39 @@ struct SyncCommand: ParsableCommand {
 
         var total = ImportReport()
         var merged: [(name: String, report: ImportReport)] = []
+        // Notes: files that are not for this store, or too old to merge, are normal in a shared
+        // folder. Refusals: files that are damaged, altered or not bundles at all; each is named,
+        // the others are still merged and this store's bundle still written, and the exit status
+        // says so (65).
+        var skipped: [(name: String, why: String)] = []
+        var refused: [(name: String, why: String)] = []
         for name in names {
+            let url = folder.appendingPathComponent(name)
+            // lstat, not stat: a symbolic link (to /dev/zero, to a FIFO, to a file elsewhere) is
+            // not followed, whatever it points at.
+            var info = stat()
+            guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                refused.append((name, "not a regular file (a symbolic link, a FIFO, a device or a folder); it was not read"))
+                continue
+            }
             do {
-                let report = try storage.importBundle(from: folder.appendingPathComponent(name))
+                let report = try storage.importBundle(from: url)
                 total.added += report.added
                 total.updated += report.updated
                 total.removed += report.removed
                 total.unchanged += report.unchanged
                 merged.append((name, report))
-            } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore {
-                console.errors.write("credstore: skipped \(name): \(error.message)\n")
+            } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
+                skipped.append((name, error.message))
+            } catch let error as CredentialStorageError where [.tamperDetected, .corrupt, .io, .permissionsTooOpen].contains(error.code) {
+                // The store itself is at fault, not the file: stop, as every other command does.
+                throw error
+            } catch let error as CredentialStorageError {
+                refused.append((name, error.message))
             }
         }
+        for (name, why) in skipped { console.errors.write("credstore: skipped \(Describe.cell(name)): \(why)\n") }
+        for (name, why) in refused { console.errors.write("credstore: refused \(Describe.cell(name)): \(why)\n") }
 
         let recipients = try storage.trustedDevices() + [try storage.devicePublicKey]
         try storage.exportSynchronizable(to: folder.appendingPathComponent(ownName), protection: .recipients(recipients))
@@ -55,9 +82,14 @@ struct SyncCommand: ParsableCommand {
             console.output.write(JSONValue.object([
                 ("imported", .object(merged.map { ($0.name, ImportCommand.json($0.report)) })),
                 ("total", ImportCommand.json(total)), ("wrote", .string(ownName)),
+                ("skipped", .object(skipped.map { ($0.name, .string($0.why)) })),
+                ("refused", .object(refused.map { ($0.name, .string($0.why)) })),
             ]).rendered + "\n")
         } else {
             console.output.write("Merged \(merged.count) of \(names.count) bundles: \(total.added) added, \(total.updated) updated, \(total.removed) removed, \(total.unchanged) unchanged\nWrote \(ownName)\n")
+        }
+        if !refused.isEmpty {
+            throw CommandFailure(.dataError, "\(refused.count) of \(names.count) files were refused (named above); every other bundle was merged and \(ownName) was written")
         }
     }
 }

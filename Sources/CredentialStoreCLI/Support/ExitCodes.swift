@@ -26,7 +26,7 @@ extension CredentialStorageError.Code {
         switch self {
         case .notFound: .notFound
         case .synchronizableRemovalNeedsOption: .usage
-        case .invalidProtectionSpace, .invalidInput, .invalidBundle, .ambiguousMatch: .dataError
+        case .invalidProtectionSpace, .invalidInput, .invalidBundle, .bundleTooOld, .ambiguousMatch: .dataError
         case .wrongKey, .tamperDetected, .permissionsTooOpen, .bundleNotForThisStore: .noPermission
         case .corrupt, .io, .unsupportedFormatVersion: .ioError
         default: .ioError

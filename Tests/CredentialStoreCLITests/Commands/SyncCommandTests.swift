@@ -1,5 +1,9 @@
+@testable import CredentialStore
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `credstore export`, `import`, `device` and `sync`: synchronizable credentials between machines.
 struct SyncCommandTests {
@@ -117,5 +121,132 @@ struct SyncCommandTests {
         let damaged = try fleet.machines[1].run(["import", bundle.path] + fleet.machines[1].storeArguments)
         #expect(damaged.status == 65 && damaged.stderrIsOneErrorLine, "\(damaged.stderr)")
         #expect(try fleet.machines[1].run(["list", "--json"] + fleet.machines[1].storeArguments).stdout == "[]\n")
+    }
+
+    // MARK: Issue 12, finding 3: untrusting a device, end to end
+
+    @Test func anUntrustedDeviceGetsNoLaterBundleAndItsBundlesAreRefused() throws {
+        let fleet = try Fleet()
+        try fleet.trustEachOther()
+        let url = "https://api.example.com"
+        try fleet.machines[0].add(url, user: "alice", password: "before", ["--persistence", "synchronizable"])
+        for index in [0, 1, 2, 0] { _ = try fleet.sync(index) }
+        #expect(try fleet.passwords(2, url, users: ["alice"]) == ["alice": "before"])
+
+        // device list: every trusted key, when it was trusted, when its last bundle was merged.
+        let lost = try fleet.publicKey(2)
+        let listed = try fleet.machines[0].run(["device", "list", "--json"] + fleet.machines[0].storeArguments)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let devices = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(Set(devices.compactMap { $0["publicKey"] as? String }) == [try fleet.publicKey(1), lost])
+        #expect(devices.allSatisfy { ($0["trusted"] as? String)?.hasSuffix("Z") == true && ($0["lastMerged"] as? String)?.hasSuffix("Z") == true },
+                "\(listed.stdout)")
+        let table = try fleet.machines[0].run(["device", "list"] + fleet.machines[0].storeArguments)
+        #expect(table.status == 0 && table.stdout.hasPrefix("KEY") && table.stdout.contains(lost), "\(table.stdout)")
+
+        // Machine 2 is lost: the other two untrust it.
+        for index in [0, 1] {
+            let untrusted = try fleet.machines[index].run(["device", "untrust", lost] + fleet.machines[index].storeArguments)
+            #expect(untrusted.status == 0, "\(untrusted.stderr)")
+            let after = try fleet.machines[index].run(["device", "list", "--json"] + fleet.machines[index].storeArguments)
+            #expect(!after.stdout.contains(lost))
+        }
+        let again = try fleet.machines[0].run(["device", "untrust", lost] + fleet.machines[0].storeArguments)
+        #expect(again.status == 1 && again.stderrIsOneErrorLine, "\(again.stderr)")
+
+        // A password changed after the untrust never reaches it…
+        let changed = try fleet.machines[0].run(["add", url, "--user", "alice", "--persistence", "synchronizable"]
+            + fleet.machines[0].storeArguments, stdin: "after\n")
+        #expect(changed.status == 0, "\(changed.stderr)")
+        _ = try fleet.sync(0)
+        _ = try fleet.sync(1)
+        let lostSync = try fleet.machines[2].run(["sync", fleet.shared.path] + fleet.machines[2].storeArguments)
+        #expect(lostSync.status == 0, "not sealed to it: skipped with a note, \(lostSync.stderr)")
+        #expect(lostSync.stderr.contains("device trust"), "the note says what to do: \(lostSync.stderr)")
+        #expect(try fleet.passwords(2, url, users: ["alice"]) == ["alice": "before"])
+        #expect(try fleet.passwords(1, url, users: ["alice"]) == ["alice": "after"])
+
+        // …and what it writes is refused by the others.
+        try fleet.machines[2].add(url, user: "mallory", password: "planted", ["--persistence", "synchronizable"])
+        _ = try fleet.machines[2].run(["sync", fleet.shared.path] + fleet.machines[2].storeArguments)
+        for index in [0, 1] {
+            let merged = try fleet.machines[index].run(["sync", fleet.shared.path] + fleet.machines[index].storeArguments)
+            #expect(merged.status == 0 && merged.stderr.contains("does not trust"), "\(merged.stderr)")
+            #expect(try fleet.passwords(index, url, users: ["mallory"]).isEmpty)
+        }
+        let lostID = try #require(try jsonObject(fleet.machines[2].run(["device", "show", "--json"] + fleet.machines[2].storeArguments).stdout)["deviceId"] as? String)
+        let direct = try fleet.machines[0].run(["import", fleet.shared.appendingPathComponent("\(lostID).csbundle").path] + fleet.machines[0].storeArguments)
+        #expect(direct.status == 77 && direct.stderr.contains("does not trust"), "\(direct.stderr)")
+    }
+
+    // MARK: Issue 12, finding 4: one bad file does not stop syncing
+
+    @Test func syncMergesEveryBundleItCanAndNamesEachFileItRefused() throws {
+        let fleet = try Fleet()
+        try fleet.trustEachOther()
+        try fleet.machines[1].add("https://a.example.com", user: "bob", password: "from-1", ["--persistence", "synchronizable"])
+        _ = try fleet.sync(1)
+        // The bad files sort before the good one, so an abort at the first would be seen.
+        let junk = fleet.shared.appendingPathComponent("0-junk.csbundle")
+        try Data("CSBUNDLE not really".utf8).write(to: junk)
+        let passphrase = fleet.shared.appendingPathComponent("1-passphrase.csbundle")
+        let exported = try fleet.machines[1].run(["export", passphrase.path] + fleet.machines[1].storeArguments,
+                                                 environment: ["CREDSTORE_BUNDLE_PASSPHRASE": "hunter2-bundle"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        try FileManager.default.createSymbolicLink(atPath: fleet.shared.appendingPathComponent("2-zero.csbundle").path, withDestinationPath: "/dev/zero")
+        #expect(mkfifo(fleet.shared.appendingPathComponent("3-fifo.csbundle").path, 0o600) == 0)
+        try FileManager.default.createDirectory(at: fleet.shared.appendingPathComponent("4-folder.csbundle"), withIntermediateDirectories: false)
+
+        let result = try fleet.machines[0].run(["sync", fleet.shared.path] + fleet.machines[0].storeArguments)
+        #expect(result.status == 65, "\(result.stderr)")
+        for name in ["0-junk", "1-passphrase", "2-zero", "3-fifo", "4-folder"] {
+            #expect(result.stderr.contains("refused \(name).csbundle:"), "\(name) is named: \(result.stderr)")
+        }
+        #expect(!result.stderr.contains("hunter2-bundle"))
+        // The good bundle was merged all the same, and this store's own bundle written.
+        #expect(try fleet.passwords(0, "https://a.example.com", users: ["bob"]) == ["bob": "from-1"])
+        let ownName = try #require(try jsonObject(fleet.machines[0].run(["device", "show", "--json"] + fleet.machines[0].storeArguments).stdout)["deviceId"] as? String)
+        #expect(FileManager.default.fileExists(atPath: fleet.shared.appendingPathComponent("\(ownName).csbundle").path))
+    }
+
+    @Test func aBundleOlderThanTheTombstoneWindowIsSkippedWithANote() throws {
+        let fleet = try Fleet()
+        // A retired device's last bundle, 181 days old, written with the library.
+        let retired = try CredentialStorage(
+            at: fleet.machines[0].root.appendingPathComponent("retired/credentials.db"),
+            key: .keyFile(fleet.machines[0].root.appendingPathComponent("retired/store.key")), rollbackAnchor: .none)
+        let device = try retired.deviceIdentity()
+        #expect(try fleet.machines[0].run(["device", "trust", try retired.devicePublicKey] + fleet.machines[0].storeArguments).status == 0)
+        let recipient = try DeviceIdentity.publicKey(fromText: try fleet.publicKey(0))
+        let old = Mutation.now() - 181 * 24 * 3600 * 1000
+        let item = BundleItem(
+            space: ProtectionSpace(host: "old.example.com", port: 443, protocol: "https", realm: nil, authenticationMethod: nil),
+            user: "ghost", stamp: HybridTimestamp(wall: old, counter: 0, device: device.deviceID), password: "stale")
+        let contents = BundleContents(senderDevice: device.deviceID, signer: device.publicKey, created: old, items: [item], defaults: [])
+        try Data(try BundleFormat.write(contents, protection: .recipients([recipient]), signer: device))
+            .write(to: fleet.shared.appendingPathComponent("retired.csbundle"))
+
+        let result = try fleet.machines[0].run(["sync", fleet.shared.path] + fleet.machines[0].storeArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("skipped retired.csbundle:") && result.stderr.contains("180 days"), "\(result.stderr)")
+        #expect(try fleet.passwords(0, "https://old.example.com", users: ["ghost"]).isEmpty)
+    }
+
+    @Test func anEditedClockCounterNearInt64MaxIsAnErrorNotACrash() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://a.example.com", user: "alice", password: "first", ["--persistence", "synchronizable"])
+        // The clock row edited as someone with write access to the store's folder could: the
+        // counter at Int64.max, the wall an hour ahead so the next change must tick the counter.
+        do {
+            let storage = try CredentialStorage(
+                at: sandbox.store, key: .keyFile(sandbox.store.deletingLastPathComponent().appendingPathComponent("store.key")),
+                rollbackAnchor: .none)
+            _ = try storage.repository.write { try $0.setSyncClock(wall: Mutation.now() + 3_600_000, counter: .max) }
+        }
+        let result = try sandbox.run(["add", "https://a.example.com", "--user", "bob", "--persistence", "synchronizable"]
+            + sandbox.storeArguments, stdin: "second\n")
+        // An error of the store (damage, or tampering once the clock is sealed), in one line: no trap.
+        #expect([74, 77].contains(result.status) && result.stderrIsOneErrorLine, "status \(result.status): \(result.stderr)")
+        #expect(try sandbox.run(["get", "https://a.example.com", "--user", "bob"] + sandbox.storeArguments).status != 0)
     }
 }

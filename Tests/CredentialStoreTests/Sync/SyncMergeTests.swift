@@ -387,7 +387,7 @@ import Testing
         let old = nowMillis() - 181 * day
         let bundle = try forgedBundle(items: [BundleItem(space: space, user: "alice", stamp: try stamp(old), password: "stale")], created: old)
         let before = try StoreSnapshot(b)
-        expectError(.invalidBundle) { try b.importBundle(from: bundle) }
+        expectError(.bundleTooOld) { try b.importBundle(from: bundle) }
         #expect(try StoreSnapshot(b) == before)
 
         let recent = nowMillis() - 179 * day
