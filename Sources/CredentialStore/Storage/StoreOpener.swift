@@ -165,8 +165,12 @@ enum StoreOpener {
         case .keyFile(let url):
             return try StoreFiles.readKeyFile(url)
         case .passphrase(let passphrase):
+            // The cost is read from the file, before anything authenticates it: capped at what
+            // credstore writes (MODERATE), so an edited slot cannot make an unlock take 4 GiB and
+            // minutes. A lower cost only derives another key, which the commitment refuses.
+            let most = Sodium.PasswordHashCost.moderate
             guard let salt = slot.salt, salt.count == Sodium.passwordSaltBytes, let cost = slot.cost,
-                  cost.opsLimit >= 1, cost.opsLimit <= 16, cost.memLimit >= 8192, cost.memLimit <= 4 << 30
+                  cost.opsLimit >= 1, cost.opsLimit <= most.opsLimit, cost.memLimit >= 8192, cost.memLimit <= most.memLimit
             else {
                 throw CredentialStorageError(.corrupt, "the store's passphrase slot is damaged; restore the store from a backup")
             }

@@ -237,12 +237,7 @@ struct SyncCommandTests {
         try sandbox.add("https://a.example.com", user: "alice", password: "first", ["--persistence", "synchronizable"])
         // The clock row edited as someone with write access to the store's folder could: the
         // counter at Int64.max, the wall an hour ahead so the next change must tick the counter.
-        do {
-            let storage = try CredentialStorage(
-                at: sandbox.store, key: .keyFile(sandbox.store.deletingLastPathComponent().appendingPathComponent("store.key")),
-                rollbackAnchor: .none)
-            _ = try storage.repository.write { try $0.setSyncClock(wall: Mutation.now() + 3_600_000, counter: .max) }
-        }
+        try sandbox.sqlite("UPDATE sync_clock SET wall = \(Mutation.now() + 3_600_000), counter = \(Int64.max)")
         let result = try sandbox.run(["add", "https://a.example.com", "--user", "bob", "--persistence", "synchronizable"]
             + sandbox.storeArguments, stdin: "second\n")
         // An error of the store (damage, or tampering once the clock is sealed), in one line: no trap.

@@ -100,6 +100,27 @@ import Testing
         #expect(try reopened.defaultCredential(for: api)?.password == "pw")
     }
 
+    /// Raising it instead (to make the next unlock take 4 GiB and minutes) is refused before any
+    /// derivation: the cost a slot may ask for is capped at what credstore writes.
+    @Test(arguments: [(16, 3 << 28), (3, 4 << 30), (4, 1 << 30)])
+    func aRaisedArgon2CostIsRefusedBeforeDerivation(opsLimit: Int64, memLimit: Int64) throws {
+        let passphrase = "correct horse battery"
+        do {
+            let storage = try CredentialStorage(at: store.databaseURL, key: .passphrase(passphrase),
+                                                rollbackAnchor: .directory(store.anchorDirectory))
+            try storage.set(Fixture.credential("alice", "pw"), for: api)
+        }
+        store.waitUntilClosed()
+        try withRawDatabase { db in
+            try db.execute(sql: "UPDATE key_slots SET kdf_opslimit = ?, kdf_memlimit = ? WHERE kind = 'passphrase'",
+                           arguments: [opsLimit, memLimit])
+        }
+        expectError(.corrupt, secrets: [passphrase]) {
+            try CredentialStorage(at: store.databaseURL, key: .passphrase(passphrase),
+                                  rollbackAnchor: .directory(store.anchorDirectory))
+        }
+    }
+
     // MARK: Spaces that look alike
 
     /// A credential stored for https is never offered to the same host over http, nor to another

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import CredentialStore
 #if canImport(Glibc)
@@ -75,7 +76,11 @@ import Glibc
         // The same through a store whose clock row was edited: the next synchronizable change fails
         // with an error (the stored clock is damaged), and the process goes on.
         try desktop.storage.set(sync("alice", "first"), for: space)
-        _ = try desktop.storage.repository.write { try $0.setSyncClock(wall: now + 3_600_000, counter: Int64.max) }
+        // Edited as someone with write access to the file would (the seal notices it at the next
+        // open; this instance is already open, so the arithmetic is what must not trap).
+        try desktop.folder.rawDatabase().write {
+            try $0.execute(sql: "UPDATE sync_clock SET wall = ?, counter = ?", arguments: [now + 3_600_000, Int64.max])
+        }
         #expect(throws: CredentialStorageError.self) { try desktop.storage.set(sync("bob", "second"), for: space) }
         #expect(try desktop.storage.credentials(for: space)["bob"] == nil)
     }
