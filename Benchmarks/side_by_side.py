@@ -347,7 +347,7 @@ def mb(kb):
 
 def budget_table(sizes):
     small, big = min(sizes), max(sizes)
-    lines = ["| measure | credstore | C reference | ×C | budget (SPEC §6) | met |",
+    lines = ["| measure | credstore | C reference | ×C | budget (docs/contract.md) | met |",
              "|---|---:|---:|---:|---|:---:|"]
 
     def row(measure, ours, c, unit, budget, ok):

@@ -1,7 +1,7 @@
 public import ArgumentParser
 import CredentialStore
 
-/// The exit statuses of `credstore`, from sysexits(3), as SPEC §5 lists them.
+/// The exit statuses of `credstore`, from sysexits(3), as docs/contract.md ("The command line") lists them.
 extension ExitCode {
     /// Nothing matched: no such credential, no such store.
     public static let notFound = ExitCode(1)

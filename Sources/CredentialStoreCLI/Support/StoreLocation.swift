@@ -5,7 +5,7 @@ import Logging
 import Glibc
 #endif
 
-/// Where the store and its key file are, and how to open them as SPEC §5 says: with the key file
+/// Where the store and its key file are, and how to open them as docs/contract.md ("The command line") says: with the key file
 /// by default, with a passphrase when the store's header says so.
 struct StoreLocation {
     /// The database file.

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC §4, "import is atomic", as a user meets it: `credstore import` of a large bundle killed
+/// docs/contract.md ("Sync between machines"), "import is atomic", as a user meets it: `credstore import` of a large bundle killed
 /// (SIGKILL) while its transaction is under way leaves the store exactly as it was before or
 /// exactly as the import makes it, and `credstore verify` passes.
 struct ImportKillTests {

@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-/// The failures of SPEC §5's table: one line on stderr that says what to do, the sysexits status,
+/// The failures of the table of docs/contract.md ("The command line"): one line on stderr that says what to do, the sysexits status,
 /// no stack trace, no secret.
 struct ExitCodesTests {
     @Test func aWrongPassphraseExits77() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CredentialStore
 
-/// The identity table of SPEC.md §1, plus the encodings and checks built on it.
+/// The identity table of docs/contract.md ("The model"), plus the encodings and checks built on it.
 @Suite struct ProtectionSpaceTests {
     private static func server(
         _ host: String, port: Int = 443, protocol proto: String? = "https", realm: String? = "api",

@@ -3,7 +3,7 @@ import GRDB
 import Testing
 @testable import CredentialStore
 
-/// SPEC §3: what the files hold, and how a wrong key, damage and tampering are told apart.
+/// docs/contract.md ("At rest"): what the files hold, and how a wrong key, damage and tampering are told apart.
 @Suite struct AtRestTests {
     let store: TemporaryStore
     let space = Fixture.space()

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 @testable import CredentialStore
 
-/// Change notifications of SPEC §2: `changes()` streams, the NotificationCenter post, and changes
+/// Change notifications of docs/contract.md ("The store"): `changes()` streams, the NotificationCenter post, and changes
 /// other processes commit to the same store file.
 @Suite struct ChangeNotificationTests {
     let store: TemporaryStore

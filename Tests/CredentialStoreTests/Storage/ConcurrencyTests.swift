@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import CredentialStore
 
-/// SPEC §2: one storage shared by many threads, and several processes on one store file, without
+/// docs/contract.md ("The store"): one storage shared by many threads, and several processes on one store file, without
 /// errors or lost writes.
 @Suite struct ConcurrencyTests {
     let store: TemporaryStore

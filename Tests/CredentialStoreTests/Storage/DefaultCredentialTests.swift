@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CredentialStore
 
-/// The default rules of SPEC §2, and best match for a URL.
+/// The default rules of docs/contract.md ("The store"), and best match for a URL.
 @Suite struct DefaultCredentialTests {
     let store: TemporaryStore
     let space = Fixture.space()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CredentialStore
 
-/// The persistence tiers of SPEC §2: what each keeps, for how long, and how a user moves between them.
+/// The persistence tiers of docs/contract.md ("The store"): what each keeps, for how long, and how a user moves between them.
 @Suite struct TierTests {
     let store: TemporaryStore
     let space = Fixture.space()

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 @testable import CredentialStore
 
-/// SPEC §4, as properties over random histories on three stores: imports in any order converge,
+/// docs/contract.md ("Sync between machines"), as properties over random histories on three stores: imports in any order converge,
 /// an import is idempotent, only synchronizable items leave a machine, and the order in which a
 /// store receives a set of bundles does not matter.
 @Suite struct SyncConvergenceTests {

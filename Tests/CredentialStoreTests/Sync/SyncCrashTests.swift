@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC §4, "import is atomic": a process killed (SIGKILL) in the middle of importing a large
+/// docs/contract.md ("Sync between machines"), "import is atomic": a process killed (SIGKILL) in the middle of importing a large
 /// bundle leaves the store as it was before the import or as it is after it, never in between,
 /// and the store stays sound.
 @Suite struct SyncCrashTests {

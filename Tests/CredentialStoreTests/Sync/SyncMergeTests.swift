@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CredentialStore
 
-/// The merge rules of SPEC §4: last writer wins per item and per default choice under a hybrid
+/// The merge rules of docs/contract.md ("Sync between machines"): last writer wins per item and per default choice under a hybrid
 /// logical clock, deletions as tombstones, tier moves, clock-skew and age limits, and the change
 /// notifications an import sends.
 @Suite struct SyncMergeTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CredentialStore
 
-/// SPEC §4: any flipped, truncated or appended byte, a bundle for another recipient, an untrusted
+/// docs/contract.md ("Sync between machines"): any flipped, truncated or appended byte, a bundle for another recipient, an untrusted
 /// signer, a wrong passphrase or a newer format is refused with the right error code, and the
 /// importing store is left exactly as it was.
 @Suite struct SyncTamperTests {
