@@ -40,21 +40,7 @@ final class HostileServer {
         process.arguments = [LocalScripts.url(named: "hostile_server.py").path, config.path,
                              directory.appendingPathComponent("requests.jsonl").path]
             + (tls.map { [$0.serverCertificate.path, $0.serverKey.path] } ?? [])
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw CredentialStorageError(.notFound, "the hostile server did not report a port")
-        }
-        self.port = port
+        port = try startReportingPort(process, server: "the hostile server")
     }
 
     /// Sets the routes: path → route object (see the script's docstring).
@@ -145,10 +131,10 @@ final class TestCertificateAuthority {
 }
 
 /// Runs `credstore-test-helper fetch URL OPTIONS` with exactly `proxyEnvironment` as its proxy
-/// variables (every inherited `*_proxy` variable removed), trusting `ca` if given, and returns the
-/// first output line ("STATUS SERVER", or "error CODE").
-func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--allow-basic-over-http"],
-                 proxyEnvironment: [String: String], trusting ca: TestCertificateAuthority? = nil) throws -> String {
+/// variables (every inherited `*_proxy` variable removed), trusting `ca` if given, and returns
+/// its whole output ("STATUS SERVER" on the first line, or "error CODE"; the body after it).
+func helperFetchOutput(_ url: String, store: TemporaryStore, options: [String] = ["--allow-basic-over-http"],
+                       proxyEnvironment: [String: String], trusting ca: TestCertificateAuthority? = nil) throws -> String {
     let process = Process()
     let helper = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
@@ -173,7 +159,14 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
     let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == 0, "helper failed: \(problems)")
-    return String(String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// The first line of ``helperFetchOutput(_:store:options:proxyEnvironment:trusting:)``.
+func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--allow-basic-over-http"],
+                 proxyEnvironment: [String: String], trusting ca: TestCertificateAuthority? = nil) throws -> String {
+    let text = try helperFetchOutput(url, store: store, options: options, proxyEnvironment: proxyEnvironment, trusting: ca)
+    return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
 }
 
 /// Finding 9: a credential answered for one origin never follows a redirect to another.

@@ -76,23 +76,7 @@ struct RealProxyTests {
 
     /// Runs `credstore-test-helper fetch` against `url` through `proxy`.
     private func fetch(_ url: String, through proxy: TinyproxyServer, store: TemporaryStore) throws -> Fetched {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
-        process.arguments = ["fetch", store.database.path, store.keyFile.path, url, "--allow-basic-over-http"]
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
-        environment["http_proxy"] = proxy.proxyURL
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "helper failed: \(problems)")
-        let text = String(decoding: data, as: UTF8.self)
+        let text = try helperFetchOutput(url, store: store, proxyEnvironment: ["http_proxy": proxy.proxyURL])
         let lines = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
         let first = (lines.first ?? "").split(separator: " ", maxSplits: 1)
         return Fetched(status: Int(first.first ?? "") ?? 0, server: first.count > 1 ? String(first[1]) : "",

@@ -75,21 +75,7 @@ server.serve_forever()
     init(judge: String, arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", [Self.scaffolding, judge, Self.serve].joined(separator: "\n")] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw CredentialStorageError(.notFound, "the test server did not report a port")
-        }
-        self.port = port
+        port = try startReportingPort(process, server: "the test server")
     }
 
     /// The number of requests the server judged.
@@ -104,4 +90,24 @@ server.serve_forever()
     }
 
     deinit { stop() }
+}
+
+/// Starts `process`, a server that prints the port it bound as its first line, and returns that
+/// port; kills the process when no port comes.
+func startReportingPort(_ process: Process, server: String) throws -> Int {
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        line.append(chunk)
+    }
+    guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw CredentialStorageError(.notFound, "\(server) did not report a port")
+    }
+    return port
 }
