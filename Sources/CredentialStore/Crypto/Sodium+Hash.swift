@@ -41,3 +41,35 @@ extension Sodium {
         return Array(full.prefix(32))
     }
 }
+
+extension Sodium {
+    /// BLAKE2b-256 of a sequence of fields that `body` hands over one at a time (nil for an absent
+    /// one): each tagged and length-prefixed, so that no two different sequences encode alike, and
+    /// hashed as it comes, without a copy.
+    static func fieldDigest(_ body: (_ add: (UnsafeBufferPointer<UInt8>?) -> Void) throws -> Void) rethrows -> [UInt8] {
+        ensureInitialized()
+        var output = [UInt8](repeating: 0, count: 32)
+        // libsodium's state wants 64-byte alignment, which a Swift local does not promise.
+        try withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { buffer in
+            let state = OpaquePointer(buffer.baseAddress!)
+            crypto_generichash_init(state, nil, 0, 32)
+            try body { field in
+                guard let field else {
+                    var absent: UInt8 = 0
+                    crypto_generichash_update(state, &absent, 1)
+                    return
+                }
+                // Tag 1 and the length, big-endian, from the stack: this runs for every field of
+                // the schema on every open.
+                var prefix = (UInt8(1), UInt32(field.count).bigEndian)
+                withUnsafeBytes(of: &prefix.1) { length in
+                    crypto_generichash_update(state, &prefix.0, 1)
+                    crypto_generichash_update(state, length.baseAddress!.assumingMemoryBound(to: UInt8.self), 4)
+                }
+                if let base = field.baseAddress { crypto_generichash_update(state, base, UInt64(field.count)) }
+            }
+            output.withUnsafeMutableBufferPointer { _ = crypto_generichash_final(state, $0.baseAddress!, 32) }
+        }
+        return output
+    }
+}

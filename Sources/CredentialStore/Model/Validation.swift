@@ -90,7 +90,7 @@ extension ProtectionSpace {
         // What a URL's host can be: no whitespace, controls or delimiters (WHATWG's forbidden host
         // code points), and a colon or percent sign only in an IPv6 address (with its zone).
         guard host.utf8.count <= 1024,
-              !host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || Self.forbiddenInHost.contains($0) }),
+              !host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || Self.isForbiddenInHost($0) }),
               !host.unicodeScalars.contains(where: FieldRules.isDisplayControl),
               !host.hasSuffix("."),
               !(host.utf8.contains(0x3A) || host.utf8.contains(0x25)) || Self.isIPv6Address(host)
@@ -116,7 +116,14 @@ extension ProtectionSpace {
     }
 
     /// `# / < > ? @ [ \ ] ^ |` and the quote: bytes that end a URL's host or cannot be in one.
-    private static let forbiddenInHost: Set<UInt8> = [0x22, 0x23, 0x2F, 0x3C, 0x3E, 0x3F, 0x40, 0x5B, 0x5C, 0x5D, 0x5E, 0x7C]
+    /// A switch, not a `Set`: every `credstore get` validates one host, and a set's first use
+    /// costs the process more than the check itself.
+    private static func isForbiddenInHost(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x22, 0x23, 0x2F, 0x3C, 0x3E, 0x3F, 0x40, 0x5B, 0x5C, 0x5D, 0x5E, 0x7C: true
+        default: false
+        }
+    }
 
     /// Whether `host` is an IPv6 address, with or without a zone (`fe80::1%eth0`).
     private static func isIPv6Address(_ host: String) -> Bool {

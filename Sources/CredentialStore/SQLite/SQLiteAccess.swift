@@ -56,22 +56,23 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     /// The schema as `sqlite_master` holds it, digested, and the newest migration recorded: what
     /// opening compares with the schema the migrations build (``StoreSchema``).
     func schemaState() throws -> StoreSchema.State {
-        // Hashed straight from SQLite's buffers: this runs on every open, `credstore get` included.
-        let statement = try db.cachedStatement(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
-        var hasHistory = false
-        let digest = try StoreSchema.digest { add in
-            try statement.forEachRawRow(values: []) { row in
-                for column in Int32(0)..<4 { add(row.textBytes(column)) }
-                if let name = row.textBytes(1), name.elementsEqual("schema_migrations".utf8), row.textBytes(0).map({ $0.elementsEqual("table".utf8) }) == true {
-                    hasHistory = true
-                }
-            }
-        }
+        let digest = try schemaDigest()
         var newest: String?
-        if hasHistory {
+        if try db.hasTable("schema_migrations") {
             try db.cachedStatement(sql: "SELECT max(identifier) FROM schema_migrations").forEachRawRow(values: []) { newest = $0.text(0) }
         }
         return StoreSchema.State(digest: digest, newestMigration: newest)
+    }
+
+    /// The digest of `sqlite_master` (see ``StoreSchema``), hashed straight from SQLite's buffers:
+    /// this runs on every open, `credstore get` included.
+    func schemaDigest() throws -> [UInt8] {
+        let statement = try db.cachedStatement(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
+        return try StoreSchema.digest { add in
+            try statement.forEachRawRow(values: []) { row in
+                for column in Int32(0)..<4 { add(row.textBytes(column)) }
+            }
+        }
     }
 
     func keyGeneration() throws -> Int64? {

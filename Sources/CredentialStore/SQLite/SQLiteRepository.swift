@@ -129,12 +129,15 @@ final class SQLiteRepository: CredentialRepository {
         try Self.mapErrors {
             try queue.read { db in
                 let header = try SQLiteAccess(db: db).header()
-                // The schema in the same snapshot (a few rows of a page SQLite has just read).
-                let schema = try header == nil ? nil : SQLiteAccess(db: db).schemaState()
+                // The schema in the same snapshot (a few rows of a page SQLite has just read); its
+                // newest migration from the history read that finds what is pending.
+                let digest = try header == nil ? nil : SQLiteAccess(db: db).schemaDigest()
                 do {
-                    return (header, .success(try !Self.pendingMigrations(db, upTo: identifier).isEmpty), schema)
+                    let history = try Self.migrationHistory(db, upTo: identifier)
+                    let schema = digest.map { StoreSchema.State(digest: $0, newestMigration: history.newest) }
+                    return (header, .success(!history.pending.isEmpty), schema)
                 } catch let error as CredentialStorageError {
-                    return (header, .failure(error), schema)
+                    return (header, .failure(error), nil)
                 }
             }
         }
@@ -178,9 +181,14 @@ final class SQLiteRepository: CredentialRepository {
     }
 
     private static func pendingMigrations(_ db: Database, upTo identifier: String?) throws -> [SchemaMigration] {
+        try migrationHistory(db, upTo: identifier).pending
+    }
+
+    /// The migrations this store lacks (up to `identifier`), and the newest it has.
+    private static func migrationHistory(_ db: Database, upTo identifier: String?) throws -> (pending: [SchemaMigration], newest: String?) {
         let history = SchemaHistory.migrations
         let wanted = identifier.map { id in Array(history.prefix { $0.identifier <= id }) } ?? history
-        guard try db.hasTable("schema_migrations") else { return wanted }
+        guard try db.hasTable("schema_migrations") else { return (wanted, nil) }
         let damaged = CredentialStorageError(.corrupt, "the store's schema history is damaged; restore the store from a backup")
         var applied: Set<String> = []
         try db.cachedStatement(sql: "SELECT identifier FROM schema_migrations").forEachRawRow(values: []) { row in
@@ -197,7 +205,7 @@ final class SQLiteRepository: CredentialRepository {
             throw CredentialStorageError(.unsupportedFormatVersion,
                 "the store was migrated by a newer credstore (\(unknown)); upgrade credstore to open it")
         }
-        return wanted.filter { !applied.contains($0.identifier) }
+        return (wanted.filter { !applied.contains($0.identifier) }, applied.max())
     }
 
     // Our own runner rather than GRDB's DatabaseMigrator: all pending steps run in the caller's

@@ -163,7 +163,7 @@ struct StoreRecord {
             free(resolved)
         }
         databasePath = canonical + "/" + databaseURL.lastPathComponent
-        let digest = StoreSchema.hash(Array(databasePath.utf8), outputBytes: 16)
+        let digest = Sodium.hash(Array(databasePath.utf8), outputBytes: 16)
         let hexDigits = Array("0123456789abcdef".utf8)
         let name = "path-" + String(decoding: digest.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0x0f)]] }, as: UTF8.self)
         path = directory.appendingPathComponent(name, isDirectory: false).path

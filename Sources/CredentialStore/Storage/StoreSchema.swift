@@ -1,4 +1,3 @@
-internal import CSodium
 import CredentialStoreMigrations
 import GRDB
 import Synchronization
@@ -36,41 +35,9 @@ enum StoreSchema {
     }
 
     /// The digest of `sqlite_master`'s rows, whose fields `body` hands to its argument in a fixed
-    /// order (nil for NULL): each field tagged and length-prefixed, so that no two different
-    /// schemas encode alike, and hashed as it comes, without a copy.
+    /// order (nil for NULL).
     static func digest(_ body: (_ add: (UnsafeBufferPointer<UInt8>?) -> Void) throws -> Void) rethrows -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: 32)
-        // libsodium's state wants 64-byte alignment, which a Swift local does not promise.
-        try withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { buffer in
-            let state = OpaquePointer(buffer.baseAddress!)
-            crypto_generichash_init(state, nil, 0, 32)
-            try body { field in
-                guard let field else {
-                    var absent: UInt8 = 0
-                    crypto_generichash_update(state, &absent, 1)
-                    return
-                }
-                var prefix: [UInt8] = [1]
-                withUnsafeBytes(of: UInt32(field.count).bigEndian) { prefix.append(contentsOf: $0) }
-                crypto_generichash_update(state, prefix, 5)
-                if let base = field.baseAddress { crypto_generichash_update(state, base, UInt64(field.count)) }
-            }
-            output.withUnsafeMutableBufferPointer { _ = crypto_generichash_final(state, $0.baseAddress!, 32) }
-        }
-        return output
-    }
-
-    /// Unkeyed BLAKE2b of `message`, `outputBytes` long (16…64).
-    static func hash(_ message: [UInt8], outputBytes: Int) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: outputBytes)
-        output.withUnsafeMutableBytes { out in
-            message.withUnsafeBytes { message in
-                _ = crypto_generichash(
-                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes,
-                    message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count), nil, 0)
-            }
-        }
-        return output
+        try Sodium.fieldDigest(body)
     }
 
     /// `tamperDetected` unless `state` is the schema its newest recorded migration builds.
