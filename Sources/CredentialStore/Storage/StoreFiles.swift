@@ -64,15 +64,20 @@ enum StoreFiles {
             "\(what.isEmpty ? "" : what + " ")\(path) is owned by \(describeUser(info.st_uid)), not by you (\(describeUser(caller))) or root: another user could have put it there, so credstore does not use it; if it is yours, `chown` it, else move it away")
     }
 
-    /// "uid N (name)", or "uid N" when the user database does not name it.
+    /// "uid N (name)", or "uid N" when `/etc/passwd` does not name it.
+    ///
+    /// Read from the file, not through `getpwuid_r`: in the static `credstore` that would load
+    /// glibc's NSS modules at run time, which must then match the glibc it was linked with. A
+    /// user known only to a directory service is named by uid alone, which identifies it as well.
     static func describeUser(_ uid: uid_t) -> String {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
-            return "uid \(uid)"
+        guard let passwd = FileManager.default.contents(atPath: "/etc/passwd") else { return "uid \(uid)" }
+        for line in passwd.split(separator: UInt8(ascii: "\n")) {
+            // name:password:uid:gid:gecos:home:shell
+            let fields = line.split(separator: UInt8(ascii: ":"), maxSplits: 3, omittingEmptySubsequences: false)
+            guard fields.count == 4, UInt32(String(decoding: fields[2], as: UTF8.self)) == uid, !fields[0].isEmpty else { continue }
+            return "uid \(uid) (\(FieldRules.displayEscaped(String(decoding: fields[0], as: UTF8.self))))"
         }
-        return "uid \(uid) (\(String(cString: name)))"
+        return "uid \(uid)"
     }
 
     /// Checks the database and whatever journal files SQLite left beside it.
