@@ -13,6 +13,13 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     // The statements an import runs per row, spelled once: GRDB's statement cache is keyed by the
     // SQL text, and building it anew for each of a hundred thousand rows shows in a profile.
+    /// A space's credential rows, then its default choice as a row whose `origin_index` is NULL
+    /// (a credential row's never is: the column is NOT NULL).
+    private static let spaceSQL = """
+        SELECT \(credentialColumns) FROM credentials WHERE space_index = ?1
+        UNION ALL
+        SELECT space_index, user_index, NULL, NULL, NULL, NULL, sealed_user, NULL FROM default_choices WHERE space_index = ?1
+        """
     private static let credentialByKeySQL = "SELECT \(credentialColumns) FROM credentials WHERE space_index = ? AND user_index = ?"
     private static let insertCredentialSQL = "INSERT INTO credentials (\(credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
     private static let replaceCredentialSQL = "INSERT OR REPLACE INTO credentials (\(credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -83,13 +90,21 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func space(_ spaceIndex: [UInt8], includingDefault: Bool = false) throws -> SealedSpace {
-        let statement = try db.cachedStatement(sql: "SELECT \(Self.credentialColumns) FROM credentials WHERE space_index = ?")
+        // The rows and, always, whatever `includingDefault` says, the default choice: a choice
+        // naming a row that is gone is the trace of a deleted credential, and only a read of the
+        // choice can notice it (a space with one row left would otherwise answer with that row).
+        // One statement, not two: one read transaction (its locks are most of a lookup's system
+        // calls), and one snapshot, so another writer's commit cannot fall between the two.
+        let statement = try db.cachedStatement(sql: Self.spaceSQL)
         var result = SealedSpace(credentials: [], defaultChoice: nil)
-        try statement.forEachRawRow(binding: [spaceIndex]) { result.credentials.append(try Self.credential($0)) }
-        // Always, whatever `includingDefault` says: a choice naming a row that is gone is the
-        // trace of a deleted credential, and only a read of the choice can notice it (a space
-        // with one row left would otherwise answer with that row).
-        result.defaultChoice = try defaultChoice(space: spaceIndex)
+        try statement.forEachRawRow(binding: [spaceIndex]) { row in
+            if row.isNull(2) {
+                guard let user = row.blob(1), let sealed = row.blob(6) else { throw Self.damagedRow }
+                result.defaultChoice = SealedDefault(spaceIndex: spaceIndex, userIndex: user, sealedUser: sealed)
+            } else {
+                result.credentials.append(try Self.credential(row))
+            }
+        }
         return result
     }
 

@@ -56,15 +56,11 @@ extension CredentialStorage {
     static let danglingDefault = CredentialStorageError(.tamperDetected,
         "a default choice names a credential that is not in the store: a credential was deleted outside credstore; run `credstore verify` and restore the store from a backup")
 
-    /// `sealed` as one read found it, or, when its default choice names no credential, as a
-    /// snapshot finds it again: a lookup reads the rows and the choice in two statements without
-    /// a transaction (the fast path of `credstore get`), so another process's `set` or `remove`
-    /// in between could make an honest store look dangling. Still dangling in a snapshot, it is
-    /// tampering.
-    func confirmingDefault(_ sealed: SealedSpace, spaceIndex: [UInt8]) throws -> SealedSpace {
-        guard sealed.defaultIsDangling else { return sealed }
-        let again = try repository.snapshotRead { try $0.space(spaceIndex, includingDefault: true) }
-        guard !again.defaultIsDangling else { throw Self.danglingDefault }
-        return again
+    /// `sealed`, unless its default choice names no credential: tampering. The rows and the
+    /// choice come from one statement, so one snapshot: another process's `set` or `remove`
+    /// cannot make an honest store look dangling.
+    func confirmingDefault(_ sealed: SealedSpace, spaceIndex _: [UInt8]) throws -> SealedSpace {
+        guard !sealed.defaultIsDangling else { throw Self.danglingDefault }
+        return sealed
     }
 }
