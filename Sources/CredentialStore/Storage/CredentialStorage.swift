@@ -249,6 +249,12 @@ public final class CredentialStorage: Sendable {
         if let user = sessionSpace.defaultUser, let credential = sessionSpace.credentials[user] {
             return credential
         }
+        // One stored credential and nothing in the session: it is the answer whether or not a
+        // choice names it (a choice naming anything else is dangling, refused above), so the
+        // choice need not be opened.
+        if sessionSpace.credentials.isEmpty, sealed.credentials.count == 1 {
+            return try keys.openCredential(sealed.credentials[0])
+        }
         if let choice = sealed.defaultChoice,
            let row = sealed.credentials.first(where: { $0.userIndex == choice.userIndex }) {
             // The pointer is trusted only once its sealed user opens under its own indexes: a
