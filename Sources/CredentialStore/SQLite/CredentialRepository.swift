@@ -88,6 +88,8 @@ struct TableSeal: Hashable, Sendable {
 final class RowJournal {
     var removed: [SealedRowFingerprint] = []
     var added: [SealedRowFingerprint] = []
+    /// Where in `added` the clock's reading of this transaction is, once it has ticked.
+    var clockReading: Int?
     /// Whether the transaction deleted or overwrote a secret: a credential row, or a key slot (which
     /// wraps the root key under an old passphrase). Its old bytes are then in the WAL's earlier
     /// frames, until a checkpoint empties it.

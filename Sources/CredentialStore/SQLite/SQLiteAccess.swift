@@ -270,8 +270,17 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     func setSyncClock(wall: Int64, counter: Int64) throws {
         if let journal {
-            if let old = try fingerprint(.syncClock, []) { journal.removed.append(old) }
-            journal.added.append(SealedRowFingerprint(syncClockWall: wall, counter: counter))
+            let reading = SealedRowFingerprint(syncClockWall: wall, counter: counter)
+            if let index = journal.clockReading {
+                // The clock ticks once per item of an import: its earlier reading in this
+                // transaction was added and would be removed again, which folds to nothing, so
+                // the new reading takes its place instead of adding two fingerprints a tick.
+                journal.added[index] = reading
+            } else {
+                if let old = try fingerprint(.syncClock, []) { journal.removed.append(old) }
+                journal.clockReading = journal.added.count
+                journal.added.append(reading)
+            }
         }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_clock (id, wall, counter) VALUES (1, ?, ?)")
             .executeRaw([.integer(wall), .integer(counter)])
@@ -543,6 +552,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         guard let journal else { return taken }
         swap(&taken.removed, &journal.removed)
         swap(&taken.added, &journal.added)
+        journal.clockReading = nil
         return taken
     }
 
