@@ -58,11 +58,13 @@ extension ProtectionSpace {
         if text.hasPrefix("["), text.hasSuffix("]"), text.count >= 2 {
             let inner = text.dropFirst().dropLast()
             // "[[::1]]" is not a bracketed address; leave it for validation to refuse.
-            if !inner.contains("["), !inner.contains("]") { text = inner }
+            if !inner.utf8.contains(UInt8(ascii: "[")), !inner.utf8.contains(UInt8(ascii: "]")) { text = inner }
         }
         // One trailing dot is the DNS root; a second would leave a host that a rebuild shortens again.
         if text.hasSuffix("."), !text.dropLast().hasSuffix(".") { text = text.dropLast() }
-        if text.contains(":"), let address = canonicalIPv6(String(text)) { return address }
+        // Byte searches: `contains` with a string argument is Foundation's, which goes through
+        // CFString, and every space built or decoded comes through here.
+        if text.utf8.contains(UInt8(ascii: ":")), let address = canonicalIPv6(String(text)) { return address }
         return Unicode.nfc(ProtocolToken.asciiLowercased(String(text)))
     }
 

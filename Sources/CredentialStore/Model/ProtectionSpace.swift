@@ -122,7 +122,7 @@ extension ProtectionSpace: CustomStringConvertible {
     /// A readable form such as `https://example.com:443 realm "api" (NSURLAuthenticationMethodHTTPBasic)`.
     public var description: String {
         var text = proxyType.map { "proxy \($0.rawValue)://" } ?? "\(`protocol` ?? "unknown")://"
-        text += host.contains(":") ? "[\(host)]" : host
+        text += host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         text += ":\(port)"
         if let realm { text += " realm \(String(reflecting: realm))" }
         if authenticationMethod != .default { text += " (\(authenticationMethod.rawValue))" }

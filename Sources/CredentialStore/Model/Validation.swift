@@ -128,7 +128,7 @@ extension ProtectionSpace {
     /// Whether `host` is an IPv6 address, with or without a zone (`fe80::1%eth0`).
     private static func isIPv6Address(_ host: String) -> Bool {
         let address = host.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
-        guard address[0].contains(":") else { return false }
+        guard address[0].utf8.contains(UInt8(ascii: ":")) else { return false }
         var bytes = in6_addr()
         return inet_pton(AF_INET6, String(address[0]), &bytes) == 1 && (address.count == 1 || !address[1].isEmpty)
     }
