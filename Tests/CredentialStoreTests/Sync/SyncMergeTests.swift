@@ -17,9 +17,6 @@ import Testing
         try trust([laptop, desktop], [laptop, desktop])
     }
 
-    private func sync(_ credential: String, _ password: String) -> Credential {
-        Credential(user: credential, password: password, persistence: .synchronizable)
-    }
 
     /// Exports `from` to `to` and imports it there.
     @discardableResult

@@ -18,9 +18,6 @@ import Glibc
         desktop = try SyncPeer()
     }
 
-    private func sync(_ user: String, _ password: String) -> Credential {
-        Credential(user: user, password: password, persistence: .synchronizable)
-    }
 
     // MARK: Finding 3: untrust
 

@@ -19,9 +19,6 @@ import Testing
         try trust([laptop, desktop], [laptop, desktop])
     }
 
-    private func sync(_ user: String, _ password: String) -> Credential {
-        Credential(user: user, password: password, persistence: .synchronizable)
-    }
 
     /// Plain SQL on the store's file, as someone with write access to its folder and no key runs
     /// it (the store may be open in another process meanwhile).

@@ -129,3 +129,8 @@ func nowMillis() -> Int64 {
     Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
 }
 
+
+/// A synchronizable credential: what most sync tests store.
+func sync(_ user: String, _ password: String) -> Credential {
+    Credential(user: user, password: password, persistence: .synchronizable)
+}
