@@ -111,9 +111,9 @@ protocol CredentialRepositoryReading {
     /// The header's key generation alone: what a write checks, before it seals, to notice a
     /// rotation by another process; nil before the store exists.
     func keyGeneration() throws -> Int64?
-    /// The credentials of a space and its default choice (`includingDefault` is kept for callers;
-    /// the choice is always read, so that a dangling one is noticed).
-    func space(_ spaceIndex: [UInt8], includingDefault: Bool) throws -> SealedSpace
+    /// The credentials of a space and its default choice (always read, so that a dangling one
+    /// is noticed), in one snapshot.
+    func space(_ spaceIndex: [UInt8]) throws -> SealedSpace
     func credential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedCredential?
     func credentials(origin originIndex: [UInt8]) throws -> [SealedCredential]
     func defaultChoice(space spaceIndex: [UInt8]) throws -> SealedDefault?

@@ -89,8 +89,8 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return generation
     }
 
-    func space(_ spaceIndex: [UInt8], includingDefault: Bool = false) throws -> SealedSpace {
-        // The rows and, always, whatever `includingDefault` says, the default choice: a choice
+    func space(_ spaceIndex: [UInt8]) throws -> SealedSpace {
+        // The rows and, always, the default choice: a choice
         // naming a row that is gone is the trace of a deleted credential, and only a read of the
         // choice can notice it (a space with one row left would otherwise answer with that row).
         // One statement, not two: one read transaction (its locks are most of a lookup's system

@@ -55,12 +55,4 @@ extension CredentialStorage {
     /// What a default choice that names no credential is.
     static let danglingDefault = CredentialStorageError(.tamperDetected,
         "a default choice names a credential that is not in the store: a credential was deleted outside credstore; run `credstore verify` and restore the store from a backup")
-
-    /// `sealed`, unless its default choice names no credential: tampering. The rows and the
-    /// choice come from one statement, so one snapshot: another process's `set` or `remove`
-    /// cannot make an honest store look dangling.
-    func confirmingDefault(_ sealed: SealedSpace, spaceIndex _: [UInt8]) throws -> SealedSpace {
-        guard !sealed.defaultIsDangling else { throw Self.danglingDefault }
-        return sealed
-    }
 }

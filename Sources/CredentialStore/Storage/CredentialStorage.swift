@@ -174,9 +174,9 @@ public final class CredentialStorage: Sendable {
             // The session snapshot is taken inside the serialized read: a write swaps the session
             // tier before its turn ends, so a user moving between tiers is always seen in one.
             let spaceIndex = keys.spaceIndex(space)
-            let (read, sessionSpace) = try repository.read { (try $0.space(spaceIndex, includingDefault: true), currentSession()[space]) }
+            let (sealed, sessionSpace) = try repository.read { (try $0.space(spaceIndex), currentSession()[space]) }
             // A lookup by user answers nothing from a space whose default choice betrays a deleted row.
-            let sealed = try confirmingDefault(read, spaceIndex: spaceIndex)
+            guard !sealed.defaultIsDangling else { throw Self.danglingDefault }
             var result: [String: Credential] = [:]
             for row in sealed.credentials {
                 let credential = try keys.openCredential(row)
@@ -214,9 +214,9 @@ public final class CredentialStorage: Sendable {
                 // Most processes keep no session credentials: skip hashing the space then.
                 let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
                 // With session credentials beside a single stored one, the stored default choice decides.
-                return (try reader.space(spaceIndex, includingDefault: true), sessionSpace)
+                return (try reader.space(spaceIndex), sessionSpace)
             }
-            return try resolveDefault(session: sessionSpace, sealed: confirmingDefault(sealed, spaceIndex: spaceIndex), keys: keys)
+            return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
         }, isMiss: { $0 == nil })
     }
 
