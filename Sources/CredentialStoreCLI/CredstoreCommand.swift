@@ -94,7 +94,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
     }
 
     /// Writes the one-line message for `error` and returns its exit status.
-    static func report(_ error: any Error, arguments: [String], to console: Console) -> Int32 {
+    package static func report(_ error: any Error, arguments: [String], to console: Console) -> Int32 {
         let (status, message): (ExitCode, String)
         switch error {
         case let failure as CommandFailure:

@@ -34,7 +34,7 @@ struct GetCommand: ParsableCommand {
 
 /// A `get`: the one command on the hot path of scripts and tools, so it can also be read from
 /// the command line without ArgumentParser (see ``Lookup/init(quickParsing:)``).
-struct Lookup: Equatable {
+package struct Lookup: Equatable {
     var space: SpaceRequest
     var user: String?
     var store: String?

@@ -197,7 +197,7 @@ package struct GitCredentialRequest: Equatable {
     /// The realm of a `Basic` or `Digest` challenge in one WWW-Authenticate value, if it names one.
     ///
     /// Read with the library's RFC 7235 parser; a header it cannot read names no realm.
-    static func challengeRealm(_ header: String) -> String? {
+    package static func challengeRealm(_ header: String) -> String? {
         guard let challenges = try? AuthenticationChallenge.parse([header]) else { return nil }
         return challenges.first { $0.scheme == "basic" || $0.scheme == "digest" }?.realm
     }

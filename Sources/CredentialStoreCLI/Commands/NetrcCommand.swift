@@ -161,6 +161,12 @@ package enum Netrc {
         package var host: String
         package var login: String
         package var password: String
+
+        package init(host: String, login: String, password: String) {
+            self.host = host
+            self.login = login
+            self.password = password
+        }
     }
 
     /// An entry left out, and why (never a value but the machine's host).

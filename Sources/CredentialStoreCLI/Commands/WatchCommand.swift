@@ -1,10 +1,10 @@
-import ArgumentParser
-import CredentialStore
-import Foundation
+package import ArgumentParser
+package import CredentialStore
+package import Foundation
 
 /// `credstore watch`: prints every change to the store as it happens, from any process.
-struct WatchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct WatchCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print each change to the store as it happens.",
         discussion: """
@@ -15,7 +15,9 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() async throws {
+    package init() {}
+
+    package func run() async throws {
         let console = Console.current
         let location = global.location(in: console)
         let storage = try location.openOrCreate(console)
@@ -27,7 +29,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     /// `2025-01-31T09:30:00Z added https://api.example.com:443 user alice (permanent, other process)`
-    static func line(_ change: CredentialChange, at date: Date) -> String {
+    package static func line(_ change: CredentialChange, at date: Date) -> String {
         let origin = switch change.origin {
         case .thisProcess: "this process"
         case .otherProcess: "other process"

@@ -22,7 +22,7 @@ extension CredentialStorageError.Code {
     /// "no credential yet" would ask for a password and add one more credential, while the fix is
     /// to name the realm. `synchronizableRemovalNeedsOption` is a usage error (64): the command
     /// needs `--synchronizable` to go ahead.
-    var exitCode: ExitCode {
+    package var exitCode: ExitCode {
         switch self {
         case .notFound: .notFound
         case .synchronizableRemovalNeedsOption: .usage
@@ -38,14 +38,14 @@ extension CredentialStorageError.Code {
 ///
 /// Commands throw it for what the library does not know about (a malformed URL, a missing
 /// passphrase, nothing matched); the message says what happened and what to do, never a secret.
-struct CommandFailure: Error, CustomStringConvertible {
-    var exitCode: ExitCode
-    var message: String
+package struct CommandFailure: Error, CustomStringConvertible {
+    package var exitCode: ExitCode
+    package var message: String
 
-    init(_ exitCode: ExitCode, _ message: String) {
+    package init(_ exitCode: ExitCode, _ message: String) {
         self.exitCode = exitCode
         self.message = message
     }
 
-    var description: String { message }
+    package var description: String { message }
 }

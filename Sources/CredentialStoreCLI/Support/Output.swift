@@ -1,5 +1,5 @@
-import CredentialStore
-import Foundation
+package import CredentialStore
+package import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +8,7 @@ import Glibc
 ///
 /// Written by hand rather than with `JSONEncoder`: the key order is part of the documented output,
 /// and `credstore get --json` should not pay for an encoder's start-up.
-enum JSONValue {
+package enum JSONValue {
     case string(String)
     case number(Int)
     case bool(Bool)
@@ -17,12 +17,12 @@ enum JSONValue {
     case object([(String, JSONValue)])
 
     /// An optional string, `null` when absent.
-    static func string(_ text: String?) -> JSONValue {
+    package static func string(_ text: String?) -> JSONValue {
         text.map { .string($0) } ?? .null
     }
 
     /// The value on one line, without spaces.
-    var rendered: String {
+    package var rendered: String {
         var text = ""
         render(into: &text)
         return text
@@ -83,14 +83,14 @@ enum JSONValue {
 }
 
 /// The words the CLI uses for spaces, methods, tiers and dates, in tables and JSON alike.
-enum Describe {
+package enum Describe {
     /// The `--method` word for a method (`basic`, `digest` …), or Foundation's name for others.
-    static func method(_ method: AuthenticationMethod) -> String {
+    package static func method(_ method: AuthenticationMethod) -> String {
         MethodName.allCases.first { $0.authenticationMethod == method }?.rawValue ?? method.rawValue
     }
 
     /// `https://api.example.com:443`, or `proxy http://proxy.example.com:3128`, with the realm.
-    static func space(_ space: ProtectionSpace) -> String {
+    package static func space(_ space: ProtectionSpace) -> String {
         let host = space.host.contains(":") ? "[\(space.host)]" : space.host
         var text = space.proxyType.map { "proxy \($0.rawValue)://" } ?? "\(space.protocol ?? "unknown")://"
         text += "\(host):\(space.port)"
@@ -118,7 +118,7 @@ enum Describe {
     }
 
     /// ISO 8601 in UTC to the second, e.g. `2025-01-31T09:30:00Z`.
-    static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -140,11 +140,15 @@ enum Describe {
 }
 
 /// Columns aligned with two spaces between them, no trailing blanks.
-struct Table {
-    var header: [String]
-    var rows: [[String]] = []
+package struct Table {
+    package var header: [String]
+    package var rows: [[String]] = []
 
-    var rendered: String {
+    package init(header: [String]) {
+        self.header = header
+    }
+
+    package var rendered: String {
         let cells = ([header] + rows).map { $0.map(Describe.cell) }
         var widths = [Int](repeating: 0, count: header.count)
         for row in cells {

@@ -1,4 +1,12 @@
+import ArgumentParser
+
 extension Lookup {
+    /// What ArgumentParser reads from `arguments` when they are a `get` (nil for any other
+    /// command): what the quick parser must agree with wherever it answers.
+    package static func parsedByArgumentParser(_ arguments: [String]) throws -> Lookup? {
+        (try CredstoreCommand.parseAsRoot(arguments) as? GetCommand)?.lookup
+    }
+
     /// Reads the common forms of `get` (`get URL [--user U] [--realm R] [--store P] [--key-file P]
     /// [--json]`, each option also as `--name=value`) without ArgumentParser; nil for anything else,
     /// which the full parser then handles, errors and help included.
@@ -6,7 +14,7 @@ extension Lookup {
     /// ArgumentParser reflects over every command's properties and makes many dynamic casts on its
     /// first parse, about a millisecond and a half of a `get` process that should take a few. A
     /// test checks that wherever this parser answers, it agrees with ArgumentParser.
-    init?(quickParsing arguments: [String]) {
+    package init?(quickParsing arguments: [String]) {
         guard arguments.first == "get" else { return nil }
         var url: String?
         var values: [String: String] = [:]
