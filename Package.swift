@@ -93,18 +93,21 @@ let package = Package(
             dependencies: ["CredentialStore", "CredentialStoreCLI", "SeededRandom"],
             path: "Harnesses/credstore-fuzz"
         ),
-        // Real servers from Debian (lighttpd, tinyproxy) started by the tests on 127.0.0.1.
+        // What the test targets share: temporary stores, the one process runner, the local servers
+        // (lighttpd, tinyproxy, and the Python ones), and hand-made sync bundles.
         .target(
-            name: "LocalServers",
-            path: "Tests/LocalServers",
+            name: "CredentialStoreTestSupport",
+            dependencies: ["CredentialStore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/TestSupport",
             // The Python servers the tests start; found through #filePath, not built.
-            exclude: ["hostile_server.py"]
+            exclude: ["Servers"]
         ),
         .testTarget(
             name: "CredentialStoreTests",
             dependencies: [
                 "CredentialStore",
                 "CredentialStoreMigrations",
+                "CredentialStoreTestSupport",
                 "credstore-test-helper",
                 "credstore-fuzz",
                 "SeededRandom",
@@ -117,12 +120,11 @@ let package = Package(
             name: "CredentialStoreNetworkingTests",
             // The helper fetches through a proxy in a process of its own: corelibs takes the proxy
             // only from the environment, which must not change under the other tests.
-            dependencies: ["CredentialStoreNetworking", "LocalServers", "credstore-test-helper"]
+            dependencies: ["CredentialStoreNetworking", "CredentialStoreTestSupport", "credstore-test-helper"]
         ),
         .testTarget(
             name: "CredentialStoreCLITests",
-            // The library itself too: the kill test builds a large sync bundle with its internals.
-            dependencies: ["CredentialStoreCLI", "CredentialStore", "credstore", "LocalServers"]
+            dependencies: ["CredentialStoreCLI", "CredentialStore", "CredentialStoreTestSupport", "credstore"]
         ),
     ],
     swiftLanguageModes: [.v6]

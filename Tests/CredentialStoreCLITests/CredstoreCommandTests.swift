@@ -1,5 +1,5 @@
 import ArgumentParser
-@testable import CredentialStoreCLI
+import CredentialStoreCLI
 import Foundation
 import Testing
 

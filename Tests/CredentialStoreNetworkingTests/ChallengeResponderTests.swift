@@ -1,5 +1,6 @@
 import CredentialStore
 import CredentialStoreNetworking
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
     let alice = Credential(user: "alice", password: "pw", persistence: .permanent)
 
     @Test func basicChallengeIsAnsweredWithTheStoredDefault() throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "api"))
         let responder = CredentialChallengeResponder(storage: storage)
@@ -20,7 +21,7 @@ import Testing
     }
 
     @Test func proxyChallengeUsesTheProxySpaceKeptApartFromTheServerSpace() throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         let proxyUser = Credential(user: "proxy-user", password: "proxy-pw", persistence: .permanent)
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "corp"))
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func aStoredCredentialThatFailedIsNotRetried() throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "api"))
         let responder = CredentialChallengeResponder(storage: storage)
@@ -54,7 +55,7 @@ import Testing
     }
 
     @Test func nothingStoredMeansDefaultHandling() throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "other"))
         let responder = CredentialChallengeResponder(storage: storage)
@@ -67,7 +68,7 @@ import Testing
     }
 
     @Test func onlyUnanswerableSchemesRejectTheSpace() throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let responder = CredentialChallengeResponder(storage: try store.open())
         let disposition = try responder.respond(to: api, status: 401, headers: [("WWW-Authenticate", "Negotiate"), ("WWW-Authenticate", "NTLM")])
         #expect(disposition == .rejectProtectionSpace)
@@ -77,7 +78,7 @@ import Testing
         // The worked example of RFC 2617 §3.5.
         let url = URL(string: "http://www.nowhere.org/dir/index.html")!
         let mufasa = Credential(user: "Mufasa", password: "Circle Of Life", persistence: .permanent)
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(mufasa, for: ProtectionSpace(url: url, realm: "testrealm@host.com"))
         let responder = CredentialChallengeResponder(storage: storage, clientNonce: { "0a4f113b" })
@@ -100,7 +101,7 @@ import Testing
     }
 
     @Test func aStaleDigestNonceAllowsOneRetryWithTheSameCredential() throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "api"))
         let responder = CredentialChallengeResponder(storage: storage)
@@ -116,7 +117,7 @@ import Testing
     }
 
     @Test func succeededStoresPerPersistence() throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let space = try ProtectionSpace(url: api, realm: "api", authenticationMethod: .httpBasic)
         do {
             let storage = try store.open()

@@ -4,27 +4,14 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import CredentialStoreTestSupport
 import Testing
-
-extension LocalTestServer {
-    /// Demands Basic auth for realm "test" from `user` and `password`.
-    static func basicAuth(user: String, password: String) throws -> LocalTestServer {
-        try LocalTestServer(judge: #"""
-expected = basic(sys.argv[1])
-def judge(request):
-    if request.headers.get("Authorization") == expected:
-        request.reply(200, b"the protected body")
-    else:
-        request.reply(401, b"no", [("WWW-Authenticate", 'Basic realm="test"')])
-"""#, arguments: ["\(user):\(password)"])
-    }
-}
 
 @Suite struct EndToEndTests {
     @Test func fetchesAProtectedResourceWithTheStoredCredential() async throws {
         let server = try LocalTestServer.basicAuth(user: "alice", password: "right")
         defer { server.stop() }
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "alice", password: "right", persistence: .permanent),
                         for: ProtectionSpace(url: server.baseURL, realm: "test"))
@@ -39,7 +26,7 @@ def judge(request):
     @Test func aWrongStoredPasswordIsTriedExactlyOnce() async throws {
         let server = try LocalTestServer.basicAuth(user: "alice", password: "right")
         defer { server.stop() }
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "alice", password: "wrong", persistence: .permanent),
                         for: ProtectionSpace(url: server.baseURL, realm: "test"))
@@ -53,7 +40,7 @@ def judge(request):
     @Test func withNothingStoredTheChallengeIsReturned() async throws {
         let server = try LocalTestServer.basicAuth(user: "alice", password: "right")
         defer { server.stop() }
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
 
         let request = URLRequest(url: server.baseURL.appendingPathComponent("secret"))

@@ -7,10 +7,10 @@ import FoundationNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
-import LocalServers
+import CredentialStoreTestSupport
 import Testing
 
-/// `Tests/LocalServers/hostile_server.py` on 127.0.0.1: answers by routes the test writes, and
+/// `Tests/TestSupport/Servers/hostile_server.py` on 127.0.0.1: answers by routes the test writes, and
 /// logs every request it reads, headers included, so a test can say what reached it.
 final class HostileServer {
     struct Request: Decodable {
@@ -22,7 +22,7 @@ final class HostileServer {
 
     let directory: URL
     let port: Int
-    private let process = Process()
+    private let server: ChildProcess
     private let scheme: String
     var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
     private var config: URL { directory.appendingPathComponent("config.json") }
@@ -36,11 +36,10 @@ final class HostileServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("config.json")
         try Data(#"{"routes": {}}"#.utf8).write(to: config)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [LocalScripts.url(named: "hostile_server.py").path, config.path,
-                             directory.appendingPathComponent("requests.jsonl").path]
-            + (tls.map { [$0.serverCertificate.path, $0.serverKey.path] } ?? [])
-        port = try startReportingPort(process, server: "the hostile server")
+        (server, port) = try LocalScripts.startServer(
+            "hostile_server.py",
+            [config.path, directory.appendingPathComponent("requests.jsonl").path]
+                + (tls.map { [$0.serverCertificate.path, $0.serverKey.path] } ?? []))
     }
 
     /// Sets the routes: path → route object (see the script's docstring).
@@ -56,10 +55,7 @@ final class HostileServer {
         return try text.split(separator: "\n").map { try JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
     }
 
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    func stop() { server.kill() }
 
     deinit {
         stop()
@@ -90,15 +86,8 @@ final class TestCertificateAuthority {
     }
 
     private func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/openssl"), arguments, directory: directory)
+        guard result.status == 0, !result.killedBySignal else {
             throw CredentialStorageError(.io, "openssl \(arguments.first ?? "") failed")
         }
     }
@@ -116,17 +105,13 @@ final class TestCertificateAuthority {
 
     /// Whether this machine lets a process bind-mount a file in a mount namespace of its own.
     static let canTrustInNamespace: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         let namespaces = getuid() == 0 ? ["--mount"] : ["--user", "--map-root-user", "--mount"]
-        process.arguments = namespaces + ["sh", "-c", "mount --bind /etc/hostname /etc/ssl/certs/ca-certificates.crt"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
               FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
-              (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+              let result = try? runProcess(URL(fileURLWithPath: "/usr/bin/unshare"), namespaces + [
+                  "sh", "-c", "mount --bind /etc/hostname /etc/ssl/certs/ca-certificates.crt",
+              ]) else { return false }
+        return result.status == 0 && !result.killedBySignal
     }()
 }
 
@@ -135,31 +120,14 @@ final class TestCertificateAuthority {
 /// its whole output ("STATUS SERVER" on the first line, or "error CODE"; the body after it).
 func helperFetchOutput(_ url: String, store: TemporaryStore, options: [String] = ["--allow-basic-over-http"],
                        proxyEnvironment: [String: String], trusting ca: TestCertificateAuthority? = nil) throws -> String {
-    let process = Process()
-    let helper = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
-    let command = [helper.path, "fetch", store.database.path, store.keyFile.path, url] + options
-    if let ca {
-        let (executable, arguments) = ca.trusting(command)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-    } else {
-        process.executableURL = helper
-        process.arguments = Array(command.dropFirst())
-    }
+    let helper = builtExecutable("credstore-test-helper")
+    let command = [helper.path, "fetch", store.databaseURL.path, store.keyFileURL.path, url] + options
+    let (executable, arguments) = ca.map { $0.trusting(command) } ?? (helper.path, Array(command.dropFirst()))
     var environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
     environment.merge(proxyEnvironment) { $1 }
-    process.environment = environment
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "helper failed: \(problems)")
-    return String(decoding: data, as: UTF8.self)
+    let result = try runProcess(URL(fileURLWithPath: executable), arguments, environment: environment)
+    #expect(result.status == 0 && !result.killedBySignal, "helper failed: \(result.stderr)")
+    return result.stdout
 }
 
 /// The first line of ``helperFetchOutput(_:store:options:proxyEnvironment:trusting:)``.
@@ -177,7 +145,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
         let elsewhere = try HostileServer()
         try origin.route(["/r": ["challenge": [#"Basic realm="a""#],
                                  "redirect": ["status": status, "location": elsewhere.baseURL.absoluteString + "/landed"]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "alice", password: "secret-a", persistence: .permanent),
                         for: ProtectionSpace(url: origin.baseURL, realm: "a"))
@@ -199,7 +167,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
         let elsewhere = try HostileServer()
         try origin.route(["/r": ["challenge": [#"Digest realm="a", nonce="n1", qop="auth", algorithm=SHA-256"#],
                                  "redirect": ["status": 302, "location": elsewhere.baseURL.absoluteString + "/landed"]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "alice", password: "secret-a", persistence: .permanent),
                         for: ProtectionSpace(url: origin.baseURL, realm: "a"))
@@ -219,7 +187,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
         try origin.route(["/r": ["challenge": [#"Basic realm="a""#],
                                  "redirect": ["status": 307, "location": elsewhere.baseURL.absoluteString + "/bounce"]]])
         try elsewhere.route(["/bounce": ["redirect": ["status": 307, "location": origin.baseURL.absoluteString + "/back"]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "alice", password: "secret-a", persistence: .permanent),
                         for: ProtectionSpace(url: origin.baseURL, realm: "a"))
@@ -238,7 +206,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
         let origin = try HostileServer()
         try origin.route(["/r": ["challenge": [#"Basic realm="a""#], "redirect": ["status": 301, "location": "/moved"]],
                           "/moved": ["challenge": [#"Basic realm="a""#]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "alice", password: "secret-a", persistence: .permanent),
                         for: ProtectionSpace(url: origin.baseURL, realm: "a"))
@@ -273,7 +241,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
 
     @Test(arguments: ["Basic", #"Basic realm="""#, #"Digest nonce="n", qop="auth""#])
     func aChallengeWithoutARealmIsIgnored(challenge: String) async throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let (server, status) = try await fetch(challenges: [challenge], store: store) { storage, url in
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "stored-for-digest", authenticationMethod: .httpDigest))
         }
@@ -282,7 +250,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
     }
 
     @Test func aDigestCredentialIsNeverSentAsBasic() async throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let (server, status) = try await fetch(challenges: [#"Basic realm="r""#], store: store) { storage, url in
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "r", authenticationMethod: .httpDigest))
         }
@@ -291,7 +259,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
     }
 
     @Test func basicOverPlainHTTPNeedsTheOptIn() async throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let (server, status) = try await fetch(challenges: [#"Basic realm="r""#], store: store, allowsBasic: false) { storage, url in
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "r"))
         }
@@ -301,7 +269,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
     }
 
     @Test func digestOverPlainHTTPNeedsNoOptIn() async throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let (server, status) = try await fetch(challenges: [#"Digest realm="r", nonce="n", qop="auth""#], store: store, allowsBasic: false) { storage, url in
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "r"))
         }
@@ -319,7 +287,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
          #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-512-256"#],
     ])
     func theStrongestAnswerableSchemeWins(challenges: [String]) async throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let (server, status) = try await fetch(challenges: challenges, store: store) { storage, url in
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "r"))
         }
@@ -332,7 +300,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
     }
 
     @Test func aRealmlessChallengeOverSeveralStoredRealmsReturnsTheResponse() async throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let (server, status) = try await fetch(challenges: ["Basic"], store: store) { storage, url in
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "one"))
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "two"))
@@ -342,7 +310,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
     }
 
     @Test func aHugeRealmReturnsTheResponse() async throws {
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let huge = String(repeating: "R", count: 5_000)
         let (server, status) = try await fetch(challenges: ["Basic realm=\"\(huge)\""], store: store) { storage, url in
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "r"))
@@ -354,7 +322,7 @@ func helperFetch(_ url: String, store: TemporaryStore, options: [String] = ["--a
     @Test func onlyTheFirstFewSpacesAreLookedUp() async throws {
         // 200 distinct realms, the stored one far down the list: beyond the cap it is never
         // looked up, so nothing is sent, however many realms the server lists.
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let challenges = (0..<200).map { #"Digest realm="r\#($0)", nonce="n", qop="auth""# }
         #expect(CredentialChallengeResponder.maximumSpacesPerResponse < 100)
         let (server, status) = try await fetch(challenges: [challenges.joined(separator: ", ")], store: store) { storage, url in
@@ -375,7 +343,7 @@ struct ProxyRoutingTests {
         let origin = try HostileServer()
         // The origin plays proxy: it asks for the proxy's realm with a 407.
         try origin.route(["/r": ["status": 407, "challenge": [#"Basic realm="Tinyproxy""#]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         try store.open().set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent),
                              for: ProtectionSpace(proxyHost: "127.0.0.1", port: proxy.port, type: .http, realm: "Tinyproxy"))
         return (proxy, origin, store)
@@ -464,7 +432,7 @@ struct TLSHostileServerTests {
         let ca = try TestCertificateAuthority()
         let origin = try HostileServer(tls: ca)
         try origin.route(["/r": ["challenge": [#"Basic realm="a""#]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         try store.open().set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "a"))
         let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store, options: [], proxyEnvironment: [:], trusting: ca)
         #expect(line.hasPrefix("200"))
@@ -478,7 +446,7 @@ struct TLSHostileServerTests {
         let plain = try HostileServer()
         try origin.route(["/r": ["challenge": [#"Basic realm="a""#],
                                  "redirect": ["status": status, "location": plain.baseURL.absoluteString + "/landed"]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         try store.open().set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "a"))
         let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store, options: [], proxyEnvironment: [:], trusting: ca)
         #expect(line.hasPrefix("200"))
@@ -492,7 +460,7 @@ struct TLSHostileServerTests {
         let origin = try HostileServer(tls: ca)
         try origin.route(["/none": ["challenge": ["Basic"]],
                           "/huge": ["challenge": ["Basic realm=\"\(String(repeating: "R", count: 5_000))\""]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "one", authenticationMethod: .httpDigest))
         try storage.set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "two"))
@@ -508,7 +476,7 @@ struct TLSHostileServerTests {
         let origin = try HostileServer(tls: ca)
         try origin.route(["/r": ["challenge": [#"Basic realm="r""#, #"Digest realm="r", nonce="n", qop="auth", algorithm=MD5"#,
                                                #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         try store.open().set(alice, for: ProtectionSpace(url: origin.baseURL, realm: "r"))
         let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store, options: [], proxyEnvironment: [:], trusting: ca)
         #expect(line.hasPrefix("200"))
@@ -523,7 +491,7 @@ struct TLSHostileServerTests {
         let proxy = try TinyproxyServer(user: nil, password: "")
         let origin = try HostileServer(tls: ca)
         try origin.route(["/r": ["status": 407, "challenge": [#"Basic realm="Tinyproxy""#]]])
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         try store.open().set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent),
                              for: ProtectionSpace(proxyHost: "127.0.0.1", port: proxy.port, type: .http, realm: "Tinyproxy"))
         let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store,

@@ -4,23 +4,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import CredentialStoreTestSupport
 import Testing
-
-extension LocalTestServer {
-    /// Plays an authenticating proxy and a protected origin at once: without the proxy's
-    /// `Proxy-Authorization` it answers 407, then without the origin's `Authorization` 401, then 200.
-    static func proxyAndOrigin(proxy: String, origin: String) throws -> LocalTestServer {
-        try LocalTestServer(judge: #"""
-proxy, origin = basic(sys.argv[1]), basic(sys.argv[2])
-def judge(request):
-    if request.headers.get("Proxy-Authorization") != proxy:
-        return request.reply(407, b"proxy", [("Proxy-Authenticate", 'Basic realm="proxy-realm"')])
-    if request.headers.get("Authorization") != origin:
-        return request.reply(401, b"origin", [("WWW-Authenticate", 'Basic realm="origin-realm"')])
-    request.reply(200, b"through both")
-"""#, arguments: [proxy, origin])
-    }
-}
 
 /// A proxy's 407 is answered from the proxy space and the origin's 401 from the server space, in
 /// one call, each once.
@@ -28,7 +13,7 @@ def judge(request):
     @Test func aProxyChallengeAndThenAnOriginChallengeAreEachAnsweredFromTheirOwnSpace() async throws {
         let server = try LocalTestServer.proxyAndOrigin(proxy: "proxyuser:proxypass", origin: "alice:secret")
         defer { server.stop() }
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent),
                         for: ProtectionSpace(proxyHost: "127.0.0.1", port: server.port, type: .http, realm: "proxy-realm"))
@@ -47,7 +32,7 @@ def judge(request):
     @Test func aWrongProxyPasswordIsTriedOnceAndTheOriginCredentialNeverSent() async throws {
         let server = try LocalTestServer.proxyAndOrigin(proxy: "proxyuser:proxypass", origin: "alice:secret")
         defer { server.stop() }
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "proxyuser", password: "wrong", persistence: .permanent),
                         for: ProtectionSpace(proxyHost: "127.0.0.1", port: server.port, type: .http, realm: "proxy-realm"))

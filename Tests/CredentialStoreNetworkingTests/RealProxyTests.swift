@@ -1,6 +1,6 @@
 import CredentialStore
 import Foundation
-import LocalServers
+import CredentialStoreTestSupport
 import Testing
 
 /// A real tinyproxy (Debian's `tinyproxy` package) with BasicAuth, run in the foreground by the
@@ -98,13 +98,14 @@ struct RealProxyTests {
     private struct Scene {
         let proxy: TinyproxyServer
         let origin: LighttpdServer
-        let store = TemporaryStore()
+        let store: TemporaryStore
         let storage: CredentialStorage
         var url: String { origin.baseURL.absoluteString + RealProxyTests.path }
 
         init() throws {
             proxy = try TinyproxyServer(user: "proxyuser", password: "proxypass")
             origin = try LighttpdServer(user: "alice", password: "right")
+            store = try TemporaryStore()
             storage = try store.open()
         }
     }

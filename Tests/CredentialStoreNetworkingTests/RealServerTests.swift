@@ -7,7 +7,7 @@ import FoundationNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
-import LocalServers
+import CredentialStoreTestSupport
 import Testing
 
 /// A real lighttpd (Debian's `lighttpd` package), run in the foreground by the test on 127.0.0.1,
@@ -36,10 +36,9 @@ final class LighttpdServer {
         }
         let htpasswd = directory.appendingPathComponent("htpasswd")
         let htdigest = directory.appendingPathComponent("htdigest")
-        try Data("\(user):{SHA}\(try Self.python("import base64, hashlib, sys; print(base64.b64encode(hashlib.sha1(sys.argv[1].encode()).digest()).decode())", password))\n".utf8)
-            .write(to: htpasswd)
-        try Data("\(user):digest-realm:\(try Self.python("import hashlib, sys; print(hashlib.md5(sys.argv[1].encode()).hexdigest())", "\(user):digest-realm:\(password)"))\n".utf8)
-            .write(to: htdigest)
+        let lines = try LocalScripts.output(of: "lighttpd_passwords.py", [user, password, "digest-realm"]).split(separator: "\n")
+        try Data("\(lines.first ?? "")\n".utf8).write(to: htpasswd)
+        try Data("\(lines.last ?? "")\n".utf8).write(to: htdigest)
         let errorLog = directory.appendingPathComponent("error.log")
         let accessLog = directory.appendingPathComponent("access.log")
         daemon = try LocalDaemon(name: "lighttpd", executable: Self.executable, in: directory, errorLog: errorLog,
@@ -91,19 +90,6 @@ final class LighttpdServer {
         daemon.stop()
         try? FileManager.default.removeItem(at: directory)
     }
-
-    /// Runs a python3 snippet and returns its trimmed standard output.
-    private static func python(_ script: String, _ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 }
 
 /// The FoundationNetworking bridge against a real server: lighttpd's own Basic and Digest
@@ -114,7 +100,7 @@ struct RealServerTests {
     func fetchesFromLighttpdWithTheStoredCredential(area: String) async throws {
         let server = try LighttpdServer(user: "alice", password: "right")
         defer { server.stop() }
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "alice", password: "right", persistence: .permanent),
                         for: ProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "\(area)-realm"))
@@ -131,7 +117,7 @@ struct RealServerTests {
     func aWrongStoredPasswordGetsOneRetryAndThenTheRejection(area: String) async throws {
         let server = try LighttpdServer(user: "alice", password: "right")
         defer { server.stop() }
-        let store = TemporaryStore()
+        let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "alice", password: "wrong", persistence: .permanent),
                         for: ProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "\(area)-realm"))

@@ -16,7 +16,7 @@ public final class LocalDaemon: @unchecked Sendable {
     public let port: Int
     /// The folder holding the configuration and logs; the caller owns and removes it.
     public let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// Starts `executable` with `arguments(configPath)` after writing `configuration(port)` to
     /// `directory/<name>.conf`, and returns once the port accepts connections.
@@ -38,22 +38,14 @@ public final class LocalDaemon: @unchecked Sendable {
         for _ in 0..<3 {
             let port = try Self.freePort()
             try Data(configuration(port).utf8).write(to: config)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments(config.path)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < deadline, !Self.canConnect(to: port) {
-                usleep(20_000)
-            }
+            let process = try ChildProcess(URL(fileURLWithPath: executable), arguments(config.path))
+            _ = process.wait(timeout: .seconds(30)) { !process.isRunning || Self.canConnect(to: port) }
             if process.isRunning, Self.canConnect(to: port) {
                 self.port = port
                 self.process = process
                 return
             }
-            Self.kill(process)
+            process.kill()
             let log = errorLog.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
             failures.append("port \(port): \(log.split(separator: "\n").suffix(3).joined(separator: " | "))")
         }
@@ -63,15 +55,9 @@ public final class LocalDaemon: @unchecked Sendable {
     }
 
     /// Stops the server; safe to call more than once.
-    public func stop() { Self.kill(process) }
+    public func stop() { process.kill() }
 
     deinit { stop() }
-
-    /// SIGKILL, because a test runner may block SIGTERM.
-    private static func kill(_ process: Process) {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     public static func canConnect(to port: Int) -> Bool {

@@ -1,33 +1,11 @@
-@testable import CredentialStoreCLI
+import CredentialStoreCLI
 import Foundation
 import Testing
 
 /// Runs another program (git, curl) with `stdin`, in the sandbox's environment plus `extra`.
 func runProgram(_ path: String, _ arguments: [String], stdin: String = "", in sandbox: Sandbox,
                 environment extra: [String: String] = [:]) throws -> RunResult {
-    let id = UUID().uuidString
-    let inputURL = sandbox.root.appendingPathComponent("in-\(id)")
-    let outputURL = sandbox.root.appendingPathComponent("out-\(id)")
-    let errorURL = sandbox.root.appendingPathComponent("err-\(id)")
-    try Data(stdin.utf8).write(to: inputURL)
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-    defer {
-        for url in [inputURL, outputURL, errorURL] { try? FileManager.default.removeItem(at: url) }
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = sandbox.environment.merging(extra) { _, new in new }
-    process.standardInput = try FileHandle(forReadingFrom: inputURL)
-    process.standardOutput = try FileHandle(forWritingTo: outputURL)
-    process.standardError = try FileHandle(forWritingTo: errorURL)
-    try process.run()
-    process.waitUntilExit()
-    return RunResult(
-        status: process.terminationStatus,
-        stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-        stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    try sandbox.runProgram(URL(fileURLWithPath: path), arguments, stdin: stdin, environment: extra)
 }
 
 /// `credstore git-credential get|store|erase`: git's credential helper protocol.

@@ -1,5 +1,5 @@
+import CredentialStoreTestSupport
 import Foundation
-import LocalServers
 import Testing
 
 /// A real lighttpd serving a bare repository over git's smart HTTP protocol (git-http-backend as a

@@ -1,4 +1,5 @@
-@testable import CredentialStore
+import CredentialStore
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -9,9 +10,9 @@ import Glibc
 /// (SIGKILL) while its transaction is under way leaves the store exactly as it was before or
 /// exactly as the import makes it, and `credstore verify` passes.
 struct ImportKillTests {
-    static let oldCount = 40
-    static let newCount = 20_000
-    static let total = oldCount + newCount
+    static let oldCount = LargeImport.oldCount
+    static let newCount = LargeImport.newCount
+    static let total = LargeImport.total
 
     /// The machine the bundle goes to: a template store copied for each round.
     let sandbox: Sandbox
@@ -27,38 +28,22 @@ struct ImportKillTests {
         let sender = try CredentialStorage(
             at: sandbox.root.appendingPathComponent("sender/credentials.db"),
             key: .keyFile(sandbox.root.appendingPathComponent("sender/store.key")), rollbackAnchor: .none)
-        let senderDevice = try sender.deviceIdentity()
-        let recipient: [UInt8]
+        let recipient: String
         do {
             let storage = try CredentialStorage(at: template, key: .keyFile(Self.keyFile(of: template)), rollbackAnchor: .none)
-            try storage.trustDevice(try sender.devicePublicKey)
-            for index in 0..<Self.oldCount {
-                try storage.set(Credential(user: "old-user-\(index)", password: "old-\(index)", persistence: .synchronizable), for: Self.space(index))
-            }
-            for index in 0..<10 {
-                try storage.set(Credential(user: "kept-\(index)", password: "kept-\(index)", persistence: .permanent), for: Self.space(index))
-            }
-            recipient = try storage.deviceIdentity().publicKey
+            try LargeImport.prepare(storage, trusting: sender)
+            recipient = try storage.devicePublicKey
         }
         // The template is copied file by file: its connection must be closed (the WAL gone) first.
         let wal = template.path + "-wal"
         for _ in 0..<200 where FileManager.default.fileExists(atPath: wal) { usleep(10_000) }
 
         // Every old synchronizable item gets a new password, and 20,000 new items arrive.
-        let now = Mutation.now()
-        let items = (0..<Self.oldCount).map { index in
-            BundleItem(space: Self.space(index), user: "old-user-\(index)",
-                       stamp: HybridTimestamp(wall: now + 1000, counter: Int64(index), device: senderDevice.deviceID), password: "new-\(index)")
-        } + (0..<Self.newCount).map { index in
-            BundleItem(space: Self.space(index), user: "new-user-\(index)",
-                       stamp: HybridTimestamp(wall: now + 1000, counter: Int64(index), device: senderDevice.deviceID), password: "pw-\(index)")
-        }
-        let contents = BundleContents(senderDevice: senderDevice.deviceID, signer: senderDevice.publicKey, created: now, items: items, defaults: [])
-        try Data(try BundleFormat.write(contents, protection: .recipients([recipient]), signer: senderDevice)).write(to: bundle)
+        try LargeImport.writeBundle(from: sender, for: recipient, to: bundle)
     }
 
     static func space(_ index: Int) -> ProtectionSpace {
-        ProtectionSpace(host: "crash-\(index % 250).example.com", port: 443, protocol: "https", realm: "R\(index % 3)")
+        LargeImport.space(index)
     }
 
     /// `store.key` beside the store, where the CLI looks for it.

@@ -1,5 +1,5 @@
-@testable import CredentialStore
-@testable import CredentialStoreCLI
+import CredentialStore
+import CredentialStoreCLI
 import Foundation
 import Testing
 
@@ -89,7 +89,7 @@ struct LineInjectionTests {
             let storage = try CredentialStorage(
                 at: sandbox.store, key: .keyFile(sandbox.store.deletingLastPathComponent().appendingPathComponent("store.key")),
                 rollbackAnchor: .none)
-            try storage.mutate { try $0.set(Credential(user: "alice", password: injected, persistence: .permanent), in: space, makeDefault: true) }
+            try storage.setWithoutValidation(Credential(user: "alice", password: injected, persistence: .permanent), for: space)
         }
 
         let git = try sandbox.run(["git-credential", "--store", sandbox.store.path, "get"], stdin: "protocol=https\nhost=evil.example.com\n\n")

@@ -1,4 +1,5 @@
-@testable import CredentialStoreCLI
+import CredentialStoreCLI
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -151,27 +152,6 @@ struct NetrcCommandTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("target").path))
     }
 
-    /// A Basic-auth server on 127.0.0.1 that accepts only `user:password`; prints its port, and
-    /// stops by itself after a minute (the test kills it sooner).
-    private static let server = """
-        import base64, http.server, sys, time
-        deadline = time.monotonic() + 60
-        expected = "Basic " + base64.b64encode(sys.argv[1].encode()).decode()
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                if self.headers.get("Authorization") == expected:
-                    self.send_response(200); self.end_headers(); self.wfile.write(b"secret page")
-                else:
-                    self.send_response(401); self.send_header("WWW-Authenticate", 'Basic realm="test"'); self.end_headers()
-            def log_message(self, *args):
-                pass
-        server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-        server.timeout = 1
-        print(server.server_address[1], flush=True)
-        while time.monotonic() < deadline:
-            server.handle_request()
-        """
-
     @Test func curlReadsTheExportedFile() throws {
         let (curl, python) = ("/usr/bin/curl", "/usr/bin/python3")
         // .ci/setup installs both; a missing tool is a failed test, not a silent pass.
@@ -181,25 +161,9 @@ struct NetrcCommandTests {
         let password = "pa ss\"wo\\rd"
         try sandbox.add("http://127.0.0.1", user: "alice", password: password)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", Self.server, "alice:" + password]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = pipe.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            printed += chunk
-        }
-        let port = try #require(Int(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let server = try LocalTestServer.basicAuth(user: "alice", password: password)
+        defer { server.stop() }
+        let port = server.port
 
         let file = sandbox.root.appendingPathComponent("netrc")
         #expect(try sandbox.run(["netrc", "export", file.path] + sandbox.storeArguments).status == 0)

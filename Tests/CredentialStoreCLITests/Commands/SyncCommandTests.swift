@@ -1,4 +1,5 @@
-@testable import CredentialStore
+import CredentialStore
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -215,16 +216,12 @@ struct SyncCommandTests {
         let retired = try CredentialStorage(
             at: fleet.machines[0].root.appendingPathComponent("retired/credentials.db"),
             key: .keyFile(fleet.machines[0].root.appendingPathComponent("retired/store.key")), rollbackAnchor: .none)
-        let device = try retired.deviceIdentity()
         #expect(try fleet.machines[0].run(["device", "trust", try retired.devicePublicKey] + fleet.machines[0].storeArguments).status == 0)
-        let recipient = try DeviceIdentity.publicKey(fromText: try fleet.publicKey(0))
-        let old = Mutation.now() - 181 * 24 * 3600 * 1000
-        let item = BundleItem(
+        let old = nowMillis() - 181 * 24 * 3600 * 1000
+        let item = SignedBundleItem(
             space: ProtectionSpace(host: "old.example.com", port: 443, protocol: "https", realm: nil, authenticationMethod: nil),
-            user: "ghost", stamp: HybridTimestamp(wall: old, counter: 0, device: device.deviceID), password: "stale")
-        let contents = BundleContents(senderDevice: device.deviceID, signer: device.publicKey, created: old, items: [item], defaults: [])
-        try Data(try BundleFormat.write(contents, protection: .recipients([recipient]), signer: device))
-            .write(to: fleet.shared.appendingPathComponent("retired.csbundle"))
+            user: "ghost", password: "stale", wall: old)
+        try retired.writeBundle([item], created: old, for: [try fleet.publicKey(0)], to: fleet.shared.appendingPathComponent("retired.csbundle"))
 
         let result = try fleet.machines[0].run(["sync", fleet.shared.path] + fleet.machines[0].storeArguments)
         #expect(result.status == 0, "\(result.stderr)")
@@ -237,7 +234,7 @@ struct SyncCommandTests {
         try sandbox.add("https://a.example.com", user: "alice", password: "first", ["--persistence", "synchronizable"])
         // The clock row edited as someone with write access to the store's folder could: the
         // counter at Int64.max, the wall an hour ahead so the next change must tick the counter.
-        try sandbox.sqlite("UPDATE sync_clock SET wall = \(Mutation.now() + 3_600_000), counter = \(Int64.max)")
+        try sandbox.sqlite("UPDATE sync_clock SET wall = \(nowMillis() + 3_600_000), counter = \(Int64.max)")
         let result = try sandbox.run(["add", "https://a.example.com", "--user", "bob", "--persistence", "synchronizable"]
             + sandbox.storeArguments, stdin: "second\n")
         // An error of the store (damage, or tampering once the clock is sealed), in one line: no trap.

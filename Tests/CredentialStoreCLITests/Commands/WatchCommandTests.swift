@@ -1,3 +1,4 @@
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -8,47 +9,26 @@ import Glibc
 struct WatchCommandTests {
     /// A running `credstore watch`, its output in files read while it runs.
     final class Watcher {
-        let process = Process()
-        let output: URL
-        let errors: URL
+        let process: ChildProcess
 
         init(_ sandbox: Sandbox, _ arguments: [String]) throws {
-            output = sandbox.root.appendingPathComponent("watch-out")
-            errors = sandbox.root.appendingPathComponent("watch-err")
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.executableURL = Sandbox.binary
-            process.arguments = ["watch"] + arguments + sandbox.storeArguments
-            process.environment = sandbox.environment
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = try FileHandle(forWritingTo: errors)
-            try process.run()
+            process = try ChildProcess(Sandbox.binary, ["watch"] + arguments + sandbox.storeArguments, environment: sandbox.environment)
         }
 
         deinit {
-            if process.isRunning {
-                process.interrupt()
-                process.waitUntilExit()
-            }
+            process.send(SIGINT)
+            _ = process.wait(timeout: .seconds(10))
         }
 
         var lines: [String] {
-            String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+            process.stdout.split(separator: "\n").map(String.init)
         }
 
-        var stderr: String {
-            String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self)
-        }
+        var stderr: String { process.stderr }
 
         /// Waits until `condition` holds, up to `timeout` seconds.
         func wait(timeout: Double = 10, until condition: () -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while !condition() {
-                guard Date() < deadline else { return false }
-                usleep(20_000)
-            }
-            return true
+            process.wait(timeout: .seconds(timeout), until: condition)
         }
     }
 
@@ -86,10 +66,11 @@ struct WatchCommandTests {
         try sandbox.add("https://api.example.com", user: "alice", password: "pw")
         #expect(watcher.wait { watcher.lines.count >= 2 }, "watch printed: \(watcher.lines)")
 
-        kill(watcher.process.processIdentifier, signal)
+        watcher.process.send(signal)
         #expect(watcher.wait { !watcher.process.isRunning }, "watch is still running after signal \(signal)")
-        #expect(watcher.process.terminationReason == .uncaughtSignal)
-        #expect(watcher.process.terminationStatus == signal)
+        let ended = watcher.process.wait()
+        #expect(ended.killedBySignal)
+        #expect(ended.status == signal)
         #expect(watcher.lines.count == 2 && watcher.lines.allSatisfy { $0.contains("user alice") }, "\(watcher.lines)")
         #expect(watcher.stderr == "credstore: watching \(sandbox.store.path); press Ctrl-C to stop\n")
     }
@@ -110,8 +91,9 @@ struct WatchCommandTests {
         for (sandbox, status) in [(readable, Int32(77)), (damaged, 74)] {
             let watcher = try Watcher(sandbox, [])
             #expect(watcher.wait { !watcher.process.isRunning }, "watch kept running on a store it cannot open")
-            #expect(watcher.process.terminationReason == .exit)
-            #expect(watcher.process.terminationStatus == status)
+            let ended = watcher.process.wait()
+            #expect(!ended.killedBySignal)
+            #expect(ended.status == status)
             #expect(watcher.lines.isEmpty)
             let stderr = watcher.stderr
             #expect(stderr.hasPrefix("credstore: ") && stderr.hasSuffix("\n") && stderr.dropLast().allSatisfy { $0 != "\n" }, "\(stderr)")

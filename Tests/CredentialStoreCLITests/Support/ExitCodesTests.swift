@@ -1,6 +1,6 @@
 import ArgumentParser
 import CredentialStore
-@testable import CredentialStoreCLI
+import CredentialStoreCLI
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import CredentialStore
-@testable import CredentialStoreCLI
+import CredentialStoreCLI
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-@testable import CredentialStoreCLI
+import CredentialStoreCLI
 import Testing
 
 /// The hand-read `get` must mean what ArgumentParser reads, wherever it answers at all.
@@ -17,8 +17,8 @@ struct QuickParseTests {
     @Test(arguments: agreeing)
     func theQuickParserAgreesWithArgumentParser(_ arguments: [String]) throws {
         let quick = try #require(Lookup(quickParsing: arguments))
-        let parsed = try #require(try CredstoreCommand.parseAsRoot(arguments) as? GetCommand)
-        #expect(quick == parsed.lookup)
+        let parsed = try #require(try Lookup.parsedByArgumentParser(arguments))
+        #expect(quick == parsed)
     }
 
     static let leftToArgumentParser: [[String]] = [

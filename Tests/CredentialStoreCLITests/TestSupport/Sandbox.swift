@@ -1,3 +1,4 @@
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -57,31 +58,16 @@ final class Sandbox {
     /// Runs `credstore arguments`, with `stdin` as its standard input (none: /dev/null).
     @discardableResult
     func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> RunResult {
-        let id = UUID().uuidString
-        let inputURL = root.appendingPathComponent("stdin-\(id)")
-        let outputURL = root.appendingPathComponent("stdout-\(id)")
-        let errorURL = root.appendingPathComponent("stderr-\(id)")
-        try Data((stdin ?? "").utf8).write(to: inputURL)
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        defer {
-            for url in [inputURL, outputURL, errorURL] { try? FileManager.default.removeItem(at: url) }
-        }
+        try runProgram(Self.binary, arguments, stdin: stdin, environment: extra)
+    }
 
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { _, new in new }
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit, "credstore \(arguments) died of a signal")
-        return RunResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    /// Runs another program (credstore, git, curl) with `stdin` (none: /dev/null), in the sandbox's
+    /// environment plus `extra`; a death by signal fails the test.
+    func runProgram(_ executable: URL, _ arguments: [String], stdin: String? = nil,
+                    environment extra: [String: String] = [:]) throws -> RunResult {
+        let result = try runProcess(executable, arguments, stdin: stdin, environment: environment.merging(extra) { _, new in new })
+        #expect(!result.killedBySignal, "\(executable.lastPathComponent) \(arguments) died of a signal")
+        return RunResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// `credstore add URL --user USER …` with the password on stdin; expects success.
@@ -92,13 +78,8 @@ final class Sandbox {
 
     /// Runs `sqlite3 DB SQL` on the store, as an attacker or a disk fault would change it.
     func sqlite(_ sql: String, database: URL? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [(database ?? store).path, sql]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"), [(database ?? store).path, sql])
+        #expect(result.status == 0 && !result.killedBySignal, "sqlite3 failed: \(result.stderr)")
     }
 
     /// The permission bits of `url`.

@@ -1,4 +1,4 @@
-@testable import CredentialStoreCLI
+import CredentialStoreCLI
 import Foundation
 import Synchronization
 

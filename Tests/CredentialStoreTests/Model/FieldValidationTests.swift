@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Issue 12 findings 2 and 8: no field a line protocol or a terminal prints may carry CR, LF or
 /// NUL, and every space that enters a store passes the rules a URL's space does, whatever the path.
@@ -90,17 +91,10 @@ import Testing
     }
 
     /// A bundle signed by the (trusted) laptop for the desktop, holding exactly `items`.
-    private func forgedBundle(items: [BundleItem], defaults: [BundleDefault] = []) throws -> URL {
-        let device = try laptop.storage.deviceIdentity()
-        let contents = BundleContents(senderDevice: device.deviceID, signer: device.publicKey, created: nowMillis(), items: items, defaults: defaults)
-        let bytes = try BundleFormat.write(contents, protection: .recipients([try desktop.storage.deviceIdentity().publicKey]), signer: device)
+    private func forgedBundle(items: [SignedBundleItem], defaults: [SignedBundleDefault] = []) throws -> URL {
         let url = laptop.file("forged-\(UUID().uuidString).csbundle")
-        try Data(bytes).write(to: url)
+        try laptop.storage.writeBundle(items, defaults: defaults, for: [desktop.publicKey], to: url)
         return url
-    }
-
-    private func stamp() throws -> HybridTimestamp {
-        HybridTimestamp(wall: nowMillis(), counter: 0, device: try laptop.storage.deviceIdentity().deviceID)
     }
 
     @Test func aBundleItemWithALineBreakIsRefused() throws {
@@ -109,15 +103,15 @@ import Testing
         let before = try StoreSnapshot(target).ignoringClock
         let injected = "pw\nhost=github.com\nusername=mallory\npassword=planted"
         for item in [
-            BundleItem(space: Fixture.space("evil.example.com"), user: "mallory", stamp: try stamp(), password: injected),
-            BundleItem(space: Fixture.space("evil.example.com"), user: "mal\rlory", stamp: try stamp(), password: "x"),
-            BundleItem(space: Fixture.space("evil.example.com"), user: "mal\u{0}lory", stamp: try stamp(), password: nil),
+            SignedBundleItem(space: Fixture.space("evil.example.com"), user: "mallory", password: injected, wall: nowMillis()),
+            SignedBundleItem(space: Fixture.space("evil.example.com"), user: "mal\rlory", password: "x", wall: nowMillis()),
+            SignedBundleItem(space: Fixture.space("evil.example.com"), user: "mal\u{0}lory", password: nil, wall: nowMillis()),
         ] {
             let bundle = try forgedBundle(items: [item])
             expectError(.invalidInput, secrets: [injected]) { try target.importBundle(from: bundle, dryRun: true) }
             expectError(.invalidInput, secrets: [injected]) { try target.importBundle(from: bundle) }
         }
-        let defaultChoice = try forgedBundle(items: [], defaults: [BundleDefault(space: Fixture.space(), user: "a\nb", stamp: try stamp())])
+        let defaultChoice = try forgedBundle(items: [], defaults: [SignedBundleDefault(space: Fixture.space(), user: "a\nb", wall: nowMillis())])
         expectError(.invalidInput) { try target.importBundle(from: defaultChoice) }
         #expect(try StoreSnapshot(target).ignoringClock == before)
     }
@@ -130,7 +124,7 @@ import Testing
             ProtectionSpace(host: "example.com", port: 999_999, protocol: "https", realm: nil),
             ProtectionSpace(host: "example.com", port: 443, protocol: "https", realm: "line\nbreak"),
         ] {
-            let bundle = try forgedBundle(items: [BundleItem(space: space, user: "mallory", stamp: try stamp(), password: "x")])
+            let bundle = try forgedBundle(items: [SignedBundleItem(space: space, user: "mallory", password: "x", wall: nowMillis())])
             #expect(throws: CredentialStorageError.self) { try target.importBundle(from: bundle) }
         }
         #expect(try StoreSnapshot(target).ignoringClock == before)

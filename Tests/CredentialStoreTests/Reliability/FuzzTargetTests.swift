@@ -1,3 +1,4 @@
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 
@@ -6,16 +7,9 @@ import Testing
 /// libFuzzer build of the same targets runs in `.ci/fuzz`.
 @Suite struct FuzzTargetTests {
     private func runFuzzer(_ target: String, runs: Int) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = helperExecutable().deletingLastPathComponent().appendingPathComponent("credstore-fuzz")
-        process.arguments = [target, "--runs", "\(runs)", "--seed", "\(UInt64.random(in: 1...UInt64.max))"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try runProcess(
+            builtExecutable("credstore-fuzz"), [target, "--runs", "\(runs)", "--seed", "\(UInt64.random(in: 1...UInt64.max))"])
+        return (result.killedBySignal ? 128 + result.status : result.status, result.stdout + result.stderr)
     }
 
     @Test(arguments: [("challenge", 20_000), ("url", 20_000), ("bundle", 300), ("netrc", 20_000), ("git-credential", 20_000)])

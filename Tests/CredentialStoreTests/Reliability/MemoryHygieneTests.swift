@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Whether this process runs under AddressSanitizer or ThreadSanitizer, whose mlock interceptors
 /// do nothing (sanitizer_common's), so locked pages cannot be observed there.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Attacks that an attack review tried and the store already resisted, each kept as a test so that
 /// a later change cannot reopen it (docs/security.md, "Attacks tried").

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Listing, verification, passphrase change and root-key rotation.
 @Suite struct AdministrationTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// docs/contract.md ("At rest"): what the files hold, and how a wrong key, damage and tampering are told apart.
 @Suite struct AtRestTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// The change log other processes read their notifications from stays short: entries past their
 /// retention leave from its head, but never one a watcher may still need.

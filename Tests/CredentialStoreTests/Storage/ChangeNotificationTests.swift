@@ -3,6 +3,7 @@ import GRDB
 import Synchronization
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Change notifications of docs/contract.md ("The store"): `changes()` streams, the NotificationCenter post, and changes
 /// other processes commit to the same store file.
@@ -303,17 +304,13 @@ import Testing
         // 2,500 items: more than two of the change log's batches, so the one transaction's changes
         // span three entries, which the watcher must read whole and once each.
         let count = 2 * Mutation.changeLogBatchSize + 452
-        let device = try sender.storage.deviceIdentity()
         let now = nowMillis()
         let items = (0..<count).map { index in
-            BundleItem(
-                space: Fixture.space("imported-\(index).example.com"), user: "user-\(index)",
-                stamp: HybridTimestamp(wall: now, counter: Int64(index), device: device.deviceID), password: "pw-\(index)")
+            SignedBundleItem(
+                space: Fixture.space("imported-\(index).example.com"), user: "user-\(index)", password: "pw-\(index)", wall: now, counter: Int64(index))
         }
-        let contents = BundleContents(senderDevice: device.deviceID, signer: device.publicKey, created: now, items: items, defaults: [])
         let bundle = sender.file("thousands.csbundle")
-        try Data(try BundleFormat.write(contents, protection: .recipients([storage.deviceIdentity().publicKey]), signer: device))
-            .write(to: bundle)
+        try sender.storage.writeBundle(items, created: now, for: [storage.devicePublicKey], to: bundle)
         let entriesBefore = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_entries") ?? 0 }
         let stream = storage.changes()
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// docs/contract.md ("The store"): one storage shared by many threads, and several processes on one store file, without
 /// errors or lost writes.
@@ -183,21 +184,15 @@ private final class Remaining: Sendable {
 
 /// A helper process started now, to run beside others.
 private struct HelperProcess {
-    private let process = Process()
-    private let stderr = Pipe()
+    private let process: ChildProcess
 
     init(_ arguments: [String]) throws {
-        process.executableURL = helperExecutable()
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardError = stderr
-        try process.run()
+        process = try ChildProcess(helperExecutable(), arguments)
     }
 
     /// Waits for the process to exit; its status and what it wrote to stderr.
     func wait() -> (status: Int32, stderr: String) {
-        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let result = process.wait()
+        return (result.status, result.stderr)
     }
 }

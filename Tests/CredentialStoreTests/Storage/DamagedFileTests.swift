@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Damage the corruption trials (Harnesses/credstore-torture corrupt) found SQLite or the opener
 /// taking silently: each is now a typed error, never an empty or partial answer.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// A default choice that names no credential is the trace of a row deleted outside credstore, and
 /// every lookup refuses it (issue 12, finding 6), even when a single row is left to answer.

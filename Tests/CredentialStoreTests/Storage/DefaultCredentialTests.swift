@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// The default rules of docs/contract.md ("The store"), and best match for a URL.
 @Suite struct DefaultCredentialTests {

@@ -4,6 +4,7 @@ import GRDB
 import Logging
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// The schema history is forward-only, and a store made by an older version opens with all its data.
 @Suite struct MigrationTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Removal by user across tiers, and the synchronizable guard.
 @Suite struct RemovalTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Every table of the schema is either under the table seal or listed, with the reason, as
 /// outside it (`TableSealing.schemaCoverage`); and for every row of every table, deleting it,

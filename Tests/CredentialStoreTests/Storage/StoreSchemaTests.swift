@@ -4,6 +4,7 @@ import GRDB
 import Logging
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Opening refuses a store whose schema is not exactly what the migrations built (issue 12,
 /// finding 6): a trigger, view, index or table planted with `sqlite3`, or one removed.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Tampering beyond one row: deleting a row, restoring an older copy of a row, or inserting a row
 /// copied from another store leaves every remaining row authentic on its own, so only the table

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// The persistence tiers of docs/contract.md ("The store"): what each keeps, for how long, and how a user moves between them.
 @Suite struct TierTests {

@@ -1,63 +1,7 @@
-import Foundation
-import GRDB
-import Testing
 @testable import CredentialStore
-
-/// A store in a fresh temporary folder, removed when the value goes away.
-final class TemporaryStore {
-    let directory: URL
-    let databaseURL: URL
-    let keyFileURL: URL
-
-    init() throws {
-        directory = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("credstore-tests-\(UUID().uuidString)", isDirectory: true)
-            .appendingPathComponent("store", isDirectory: true)
-        databaseURL = directory.appendingPathComponent("credentials.db")
-        keyFileURL = directory.appendingPathComponent("store.key")
-    }
-
-    /// Where this store's rollback anchor is kept: beside the store's folder, not in it.
-    var anchorDirectory: URL { directory.deletingLastPathComponent().appendingPathComponent("anchors", isDirectory: true) }
-
-    /// Opens (creating on first use) the store with its key file.
-    func open(integrityCheck: CredentialStorage.IntegrityCheck = .onOpen) throws -> CredentialStorage {
-        try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), integrityCheck: integrityCheck,
-                              rollbackAnchor: .directory(anchorDirectory))
-    }
-
-    /// Waits until no connection holds the store: SQLite removes the WAL when the last one closes.
-    /// A store closes when its last reference goes, which a notification being delivered on
-    /// another thread can hold for a moment.
-    func waitUntilClosed() {
-        let wal = databaseURL.path + "-wal"
-        for _ in 0..<200 where FileManager.default.fileExists(atPath: wal) {
-            usleep(10_000)
-        }
-    }
-
-    /// A raw connection to the store file, for tests that play an attacker editing it.
-    func rawDatabase() throws -> DatabaseQueue {
-        waitUntilClosed()
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        return try DatabaseQueue(path: databaseURL.path, configuration: configuration)
-    }
-
-    /// Every file in the store's folder, with its bytes.
-    func files() throws -> [URL: Data] {
-        var result: [URL: Data] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
-            let url = directory.appendingPathComponent(name)
-            result[url] = try Data(contentsOf: url)
-        }
-        return result
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory.deletingLastPathComponent())
-    }
-}
+import CredentialStoreTestSupport
+import Foundation
+import Testing
 
 /// Shorthands for the spaces and credentials tests use.
 enum Fixture {
@@ -72,26 +16,14 @@ enum Fixture {
 
 /// The helper executable built beside the test bundle (Tests/Helper).
 func helperExecutable() -> URL {
-    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    return testBinary.deletingLastPathComponent().appendingPathComponent("credstore-test-helper")
+    builtExecutable("credstore-test-helper")
 }
 
 /// Runs the helper with `arguments`, feeding `input` on stdin; returns its exit status and stderr.
 @discardableResult
 func runHelper(_ arguments: [String], input: String = "") throws -> (status: Int32, stderr: String) {
-    let process = Process()
-    process.executableURL = helperExecutable()
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, errorText)
+    let result = try runProcess(helperExecutable(), arguments, stdin: input)
+    return (result.status, result.stderr)
 }
 
 /// Collects the changes a stream delivers until `count` have arrived or `timeout` passes.

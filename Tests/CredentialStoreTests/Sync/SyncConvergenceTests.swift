@@ -4,6 +4,7 @@ import SeededRandom
 import Synchronization
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// docs/contract.md ("Sync between machines"), as properties over random histories on three stores: imports in any order converge,
 /// an import is idempotent, only synchronizable items leave a machine, and the order in which a

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// The merge rules of docs/contract.md ("Sync between machines"): last writer wins per item and per default choice under a hybrid
 /// logical clock, deletions as tombstones, tier moves, clock-skew and age limits, and the change
@@ -88,8 +89,8 @@ import Testing
         let day: Int64 = 24 * 3600 * 1000
         try b.set(sync("keeper", "k"), for: space)
         let bundle = try forgedBundle(items: [
-            BundleItem(space: space, user: "gone-long-ago", stamp: try stamp(nowMillis() - 181 * day), password: nil),
-            BundleItem(space: space, user: "gone-recently", stamp: try stamp(nowMillis() - 179 * day), password: nil),
+            SignedBundleItem(space: space, user: "gone-long-ago", password: nil, wall: nowMillis() - 181 * day),
+            SignedBundleItem(space: space, user: "gone-recently", password: nil, wall: nowMillis() - 179 * day),
         ])
         #expect(try b.importBundle(from: bundle) == ImportReport(unchanged: 2), "nothing here to remove")
         let exported = try desktop.export(to: [laptop])
@@ -331,18 +332,10 @@ import Testing
     // MARK: Clocks and age
 
     /// A bundle signed by the laptop's device, for the desktop and the laptop, holding what the arguments say.
-    private func forgedBundle(items: [BundleItem], defaults: [BundleDefault] = [], created: Int64 = nowMillis()) throws -> URL {
-        let device = try laptop.storage.deviceIdentity()
-        let contents = BundleContents(senderDevice: device.deviceID, signer: device.publicKey, created: created, items: items, defaults: defaults)
-        let recipients = [try desktop.storage.deviceIdentity().publicKey, device.publicKey]
-        let bytes = try BundleFormat.write(contents, protection: .recipients(recipients), signer: device)
+    private func forgedBundle(items: [SignedBundleItem], defaults: [SignedBundleDefault] = [], created: Int64 = nowMillis()) throws -> URL {
         let url = laptop.file("forged-\(UUID().uuidString).csbundle")
-        try Data(bytes).write(to: url)
+        try laptop.storage.writeBundle(items, defaults: defaults, created: created, for: [desktop.publicKey, laptop.publicKey], to: url)
         return url
-    }
-
-    private func stamp(_ wall: Int64) throws -> HybridTimestamp {
-        HybridTimestamp(wall: wall, counter: 0, device: try laptop.storage.deviceIdentity().deviceID)
     }
 
     @Test func aBundleFromAClockMoreThanADayAheadIsRefusedAndChangesNothing() throws {
@@ -352,13 +345,13 @@ import Testing
         let ahead = nowMillis() + 25 * 3600 * 1000
 
         let farItem = try forgedBundle(items: [
-            BundleItem(space: space, user: "bob", stamp: try stamp(nowMillis()), password: "fine"),
-            BundleItem(space: space, user: "alice", stamp: try stamp(ahead), password: "from-the-future"),
+            SignedBundleItem(space: space, user: "bob", password: "fine", wall: nowMillis()),
+            SignedBundleItem(space: space, user: "alice", password: "from-the-future", wall: ahead),
         ])
         expectError(.invalidBundle, secrets: ["from-the-future"]) { try b.importBundle(from: farItem) }
         let farDefault = try forgedBundle(
-            items: [BundleItem(space: space, user: "bob", stamp: try stamp(nowMillis()), password: "fine")],
-            defaults: [BundleDefault(space: space, user: "bob", stamp: try stamp(ahead))])
+            items: [SignedBundleItem(space: space, user: "bob", password: "fine", wall: nowMillis())],
+            defaults: [SignedBundleDefault(space: space, user: "bob", wall: ahead)])
         expectError(.invalidBundle) { try b.importBundle(from: farDefault) }
         let farCreated = try forgedBundle(items: [], created: ahead)
         expectError(.invalidBundle) { try b.importBundle(from: farCreated) }
@@ -369,7 +362,7 @@ import Testing
     @Test func aBundleFromAClockLessThanADayAheadIsAcceptedAndLaterLocalEditsStillWin() throws {
         let a = laptop.storage, b = desktop.storage
         let ahead = nowMillis() + 23 * 3600 * 1000
-        let bundle = try forgedBundle(items: [BundleItem(space: space, user: "alice", stamp: try stamp(ahead), password: "early-bird")])
+        let bundle = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "early-bird", wall: ahead)])
         #expect(try b.importBundle(from: bundle) == ImportReport(added: 1))
         try b.set(sync("alice", "edited-later"), for: space)
         #expect(try syncRegister(b, space, "alice").map { $0.stamp.wall >= ahead } == true, "the clock moved past the remote reading")
@@ -382,13 +375,13 @@ import Testing
         let b = desktop.storage
         let day: Int64 = 24 * 3600 * 1000
         let old = nowMillis() - 181 * day
-        let bundle = try forgedBundle(items: [BundleItem(space: space, user: "alice", stamp: try stamp(old), password: "stale")], created: old)
+        let bundle = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "stale", wall: old)], created: old)
         let before = try StoreSnapshot(b)
         expectError(.bundleTooOld) { try b.importBundle(from: bundle) }
         #expect(try StoreSnapshot(b) == before)
 
         let recent = nowMillis() - 179 * day
-        let accepted = try forgedBundle(items: [BundleItem(space: space, user: "alice", stamp: try stamp(recent), password: "old-but-valid")], created: recent)
+        let accepted = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "old-but-valid", wall: recent)], created: recent)
         #expect(try b.importBundle(from: accepted) == ImportReport(added: 1))
     }
 

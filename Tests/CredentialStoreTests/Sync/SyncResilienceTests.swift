@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -159,13 +160,9 @@ import Glibc
         expectError(.invalidInput, secrets: [huge]) { try laptop.export(to: [desktop]) }
 
         // A bundle forged past the limit is refused by the reader, and changes nothing.
-        let device = try laptop.storage.deviceIdentity()
-        let item = BundleItem(space: space, user: "alice", stamp: HybridTimestamp(wall: nowMillis(), counter: 0, device: device.deviceID), password: huge)
-        let contents = BundleContents(senderDevice: device.deviceID, signer: device.publicKey, created: nowMillis(), items: [item], defaults: [])
-        let bytes = try BundleFormat.write(
-            contents, protection: .recipients([try desktop.storage.deviceIdentity().publicKey]), signer: device, itemLimit: .max)
         let url = laptop.file("huge-\(UUID().uuidString).csbundle")
-        try Data(bytes).write(to: url)
+        try laptop.storage.writeBundle(
+            [SignedBundleItem(space: space, user: "alice", password: huge, wall: nowMillis())], for: [desktop.publicKey], itemLimit: .max, to: url)
         expectError(.invalidBundle) { try desktop.storage.importBundle(from: url) }
         #expect(try desktop.storage.credentials(for: space).isEmpty)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// The basic trip of a synchronizable credential between two stores.
 @Suite struct SyncRoundTripTests {

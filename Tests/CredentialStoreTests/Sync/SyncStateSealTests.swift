@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// Issue 12, finding 1: the sync state (registers, sync defaults, clock, device identity) was
 /// outside the table seal, and a merge took a missing local register for "older than anything".

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// docs/contract.md ("Sync between machines"): any flipped, truncated or appended byte, a bundle for another recipient, an untrusted
 /// signer, a wrong passphrase or a newer format is refused with the right error code, and the

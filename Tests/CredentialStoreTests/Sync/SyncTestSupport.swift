@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreTestSupport
 
 /// One store of a sync test: its temporary folder and one open instance (whose session tier lives
 /// as long as the peer).
@@ -123,12 +124,6 @@ func syncRegister(_ storage: CredentialStorage, _ space: ProtectionSpace, _ user
     return try storage.repository.read { try $0.syncItem(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user)) }
         .map(keys.open)
 }
-
-/// Milliseconds since 1970, as the sync clock reads them.
-func nowMillis() -> Int64 {
-    Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-}
-
 
 /// A synchronizable credential: what most sync tests store.
 func sync(_ user: String, _ password: String) -> Credential {

@@ -16,30 +16,18 @@ write it after learning the ports of the other servers. A ROUTE may hold:
 Anything else gets 200 "ok". With CERT and KEY it serves TLS (the test makes its own CA). It exits
 by itself after 10 minutes.
 """
-import http.server
 import json
-import os
-import ssl
 import sys
 import threading
+
+from local_server import QuietHandler, serve
 
 config_path, log_path = sys.argv[1], sys.argv[2]
 lock = threading.Lock()
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, status, body, headers=()):
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -71,11 +59,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = handle_any
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-if len(sys.argv) > 4:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(sys.argv[3], sys.argv[4])
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-threading.Timer(600, lambda: os._exit(0)).start()
-print(server.server_address[1], flush=True)
-server.serve_forever()
+serve(Handler, *sys.argv[3:5])
