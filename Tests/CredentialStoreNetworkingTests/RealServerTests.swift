@@ -14,8 +14,7 @@ import Testing
 /// protecting `/basic/` with Basic auth (realm "basic-realm", htpasswd `{SHA}` file) and `/digest/`
 /// with Digest auth (realm "digest-realm", MD5, htdigest file), logging every request it serves.
 final class LighttpdServer {
-    static let executable = "/usr/sbin/lighttpd"
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+    static var isInstalled: Bool { Lighttpd.isInstalled }
 
     private let daemon: LocalDaemon
     let directory: URL
@@ -34,21 +33,9 @@ final class LighttpdServer {
             try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data("the \(area) body\n".utf8).write(to: folder.appendingPathComponent("file.txt"))
         }
-        let htpasswd = directory.appendingPathComponent("htpasswd")
-        let htdigest = directory.appendingPathComponent("htdigest")
-        let lines = try LocalScripts.output(of: "lighttpd_passwords.py", [user, password, "digest-realm"]).split(separator: "\n")
-        try Data("\(lines.first ?? "")\n".utf8).write(to: htpasswd)
-        try Data("\(lines.last ?? "")\n".utf8).write(to: htdigest)
-        let errorLog = directory.appendingPathComponent("error.log")
+        let (htpasswd, htdigest) = try Lighttpd.writePasswordFiles(in: directory, user: user, password: password, digestRealm: "digest-realm")
         let accessLog = directory.appendingPathComponent("access.log")
-        daemon = try LocalDaemon(name: "lighttpd", executable: Self.executable, in: directory, errorLog: errorLog,
-                                 arguments: { ["-D", "-f", $0] }) { port in
-            """
-            server.document-root = "\(root.path)"
-            server.port = \(port)
-            server.bind = "127.0.0.1"
-            server.errorlog = "\(errorLog.path)"
-            server.modules = ("mod_auth", "mod_authn_file", "mod_accesslog")
+        daemon = try Lighttpd.start(in: directory, root: root, modules: ["mod_auth", "mod_authn_file", "mod_accesslog"], rules: """
             accesslog.filename = "|exec cat >> \(accessLog.path)"
             $HTTP["url"] =~ "^/basic/" {
               auth.backend = "htpasswd"
@@ -60,9 +47,7 @@ final class LighttpdServer {
               auth.backend.htdigest.userfile = "\(htdigest.path)"
               auth.require = ( "/digest/" => ("method" => "digest", "realm" => "digest-realm", "algorithm" => "MD5", "require" => "valid-user") )
             }
-
-            """
-        }
+            """)
     }
 
     /// How many requests for `path` lighttpd has logged. The log goes through a pipe (which

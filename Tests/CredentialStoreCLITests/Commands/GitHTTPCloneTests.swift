@@ -6,10 +6,9 @@ import Testing
 /// CGI), behind Basic auth (realm "git-realm", user alice, password "right"). Run in the
 /// foreground on 127.0.0.1 and killed with SIGKILL.
 private final class GitHTTPServer {
-    static let lighttpd = "/usr/sbin/lighttpd"
     static let backend = "/usr/lib/git-core/git-http-backend"
     static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: lighttpd) && FileManager.default.isExecutableFile(atPath: backend)
+        Lighttpd.isInstalled && FileManager.default.isExecutableFile(atPath: backend)
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/git")
     }
 
@@ -35,18 +34,9 @@ private final class GitHTTPServer {
         try Self.git(["-C", work.path, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "init"], in: sandbox)
         try Self.git(["-C", work.path, "push", "-q", bare, "HEAD:refs/heads/main"], in: sandbox)
 
-        let htpasswd = directory.appendingPathComponent("htpasswd")
-        // "right" as htpasswd's {SHA}: base64 of its SHA-1.
-        try Data("alice:{SHA}0nofEXcSAJSXFLGvmfBIpBb11vQ=\n".utf8).write(to: htpasswd)
-        let errorLog = directory.appendingPathComponent("error.log")
-        daemon = try LocalDaemon(name: "lighttpd", executable: Self.lighttpd, in: directory, errorLog: errorLog,
-                                 arguments: { ["-D", "-f", $0] }) { port in
-            """
-            server.document-root = "\(root.path)"
-            server.port = \(port)
-            server.bind = "127.0.0.1"
-            server.errorlog = "\(errorLog.path)"
-            server.modules = ("mod_auth", "mod_authn_file", "mod_alias", "mod_setenv", "mod_cgi")
+        let htpasswd = try Lighttpd.writePasswordFiles(in: directory, user: "alice", password: "right", digestRealm: "git-realm").htpasswd
+        daemon = try Lighttpd.start(
+            in: directory, root: root, modules: ["mod_auth", "mod_authn_file", "mod_alias", "mod_setenv", "mod_cgi"], rules: """
             alias.url = ( "/git/" => "\(Self.backend)/" )
             $HTTP["url"] =~ "^/git/" {
               cgi.assign = ( "" => "" )
@@ -55,9 +45,7 @@ private final class GitHTTPServer {
               auth.backend.htpasswd.userfile = "\(htpasswd.path)"
               auth.require = ( "/git/" => ("method" => "basic", "realm" => "git-realm", "require" => "valid-user") )
             }
-
-            """
-        }
+            """)
     }
 
     func stop() { daemon.stop() }
