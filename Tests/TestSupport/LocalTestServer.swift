@@ -7,7 +7,9 @@ import FoundationNetworking
 /// counts the requests it judged. Killed (SIGKILL) by ``stop()`` or when the value goes away.
 public final class LocalTestServer: @unchecked Sendable {
     private let server: ChildProcess
+    /// The port the server bound on 127.0.0.1.
     public let port: Int
+    /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     private init(judge: String, arguments: [String]) throws {
@@ -32,6 +34,7 @@ public final class LocalTestServer: @unchecked Sendable {
         return Int(String(decoding: data, as: UTF8.self)) ?? -1
     }
 
+    /// Kills the server; safe to call more than once.
     public func stop() { server.kill() }
 
     deinit { stop() }

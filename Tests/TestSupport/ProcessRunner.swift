@@ -9,7 +9,9 @@ public struct ProcessOutput: Sendable {
     public var status: Int32
     /// Whether a signal ended the program (a crash, or a kill by the test or the timeout).
     public var killedBySignal: Bool
+    /// Everything the program wrote to standard output.
     public var stdout: String
+    /// Everything the program wrote to standard error.
     public var stderr: String
 
     /// `stdout` without the white space and line ends around it.
@@ -66,7 +68,9 @@ public final class ChildProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// The child's pid, for /proc and signals.
     public var processIdentifier: Int32 { process.processIdentifier }
+    /// Whether the child has not exited yet.
     public var isRunning: Bool { process.isRunning }
 
     /// What the child wrote to standard output so far.

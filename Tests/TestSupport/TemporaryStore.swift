@@ -6,7 +6,9 @@ public import GRDB
 public final class TemporaryStore: @unchecked Sendable {
     /// The store's folder (`…/credstore-tests-UUID/store`).
     public let directory: URL
+    /// The store file, `directory/credentials.db`.
     public let databaseURL: URL
+    /// The key file beside it, `directory/store.key`.
     public let keyFileURL: URL
 
     public init() throws {

@@ -21,7 +21,7 @@ final class SyncPeer {
 
     /// A file beside the store (in the folder removed with the peer).
     func file(_ name: String) -> URL {
-        folder.directory.deletingLastPathComponent().appendingPathComponent(name)
+        folder.file(name)
     }
 
     /// Exports this store's synchronizable state to `recipients`, in a new file; returns its URL.
