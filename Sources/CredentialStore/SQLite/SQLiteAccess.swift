@@ -558,7 +558,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     // MARK: Row decoding
 
-    private static let damagedRow = CredentialStorageError(.corrupt, "a row of the store is damaged; run `credstore verify` and restore from a backup")
+    private static let damagedRow = CredentialStorageError(.corrupt, "a row of the store is damaged; verify the store and restore it from a backup")
 
     private static func credential(_ row: RawRow) throws -> SealedCredential {
         guard let space = row.blob(0), let user = row.blob(1), let origin = row.blob(2),

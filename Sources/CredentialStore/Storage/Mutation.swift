@@ -80,7 +80,7 @@ struct Mutation {
         if let row {
             if row.persistence == .synchronizable, !options.contains(.removeSynchronizable) {
                 throw CredentialStorageError(.synchronizableRemovalNeedsOption,
-                    "the credential of \(String(reflecting: user)) is synchronizable; removing it removes it on every synced machine, so pass .removeSynchronizable (--synchronizable) to confirm")
+                    "the credential of \(String(reflecting: user)) is synchronizable; removing it removes it on every synced machine, so confirm the removal with RemovalOptions.removeSynchronizable")
             }
             try transaction.deleteCredential(space: spaceIndex, user: userIndex)
             log(.removed, space, user, row.persistence)

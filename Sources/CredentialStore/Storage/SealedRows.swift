@@ -146,5 +146,5 @@ extension StoreKeys {
     }
 
     static let tampered = CredentialStorageError(.tamperDetected,
-        "a stored credential was altered outside credstore; run `credstore verify` and restore the store from a backup")
+        "a stored credential was altered outside credstore; verify the store and restore it from a backup")
 }

@@ -107,16 +107,16 @@ extension StoreKeys {
         return secret
     }
 
-    func trustedKeyIndex(_ publicKey: [UInt8]) -> [UInt8] {
-        blindIndex(.trustedKey, publicKey)
+    func trustedKeyIndex(_ publicKey: DeviceKey) -> [UInt8] {
+        blindIndex(.trustedKey, publicKey.bytes)
     }
 
     /// Seals a trusted device's key with when it was trusted and when its last bundle was merged
     /// (milliseconds; nil unknown or never). The times sit inside the sealed value, so the table
     /// seal, which covers that value, covers them too.
-    func sealTrustedKey(_ publicKey: [UInt8], trusted: Int64? = nil, lastMerged: Int64? = nil) -> [UInt8] {
+    func sealTrustedKey(_ publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil) -> [UInt8] {
         var plain = ByteWriter(capacity: 48)
-        plain.append(raw: publicKey)
+        plain.append(raw: publicKey.bytes)
         plain.append(trusted ?? 0)
         plain.append(lastMerged ?? 0)
         return seal(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey))
@@ -127,7 +127,7 @@ extension StoreKeys {
     func openTrustedDevice(keyIndex: [UInt8], sealed: [UInt8]) -> TrustedDeviceRecord? {
         let record = open(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex) { plain -> TrustedDeviceRecord? in
             var reader = ByteReader(plain)
-            guard let key = try? Array(reader.readRaw(count: Sodium.signPublicKeyBytes)) else { return nil }
+            guard let key = try? DeviceKey(bytes: Array(reader.readRaw(count: Sodium.signPublicKeyBytes))) else { return nil }
             if reader.isAtEnd { return TrustedDeviceRecord(publicKey: key, trusted: nil, lastMerged: nil) }
             guard let trusted = try? reader.readInt64(), let merged = try? reader.readInt64(), reader.isAtEnd else { return nil }
             return TrustedDeviceRecord(publicKey: key, trusted: trusted > 0 ? trusted : nil, lastMerged: merged > 0 ? merged : nil)
@@ -136,14 +136,14 @@ extension StoreKeys {
         return record
     }
 
-    func openTrustedKey(keyIndex: [UInt8], sealed: [UInt8]) -> [UInt8]? {
+    func openTrustedKey(keyIndex: [UInt8], sealed: [UInt8]) -> DeviceKey? {
         openTrustedDevice(keyIndex: keyIndex, sealed: sealed)?.publicKey
     }
 }
 
 /// A trusted device as its sealed row holds it.
 struct TrustedDeviceRecord: Hashable, Sendable {
-    var publicKey: [UInt8]
+    var publicKey: DeviceKey
     var trusted: Int64?
     var lastMerged: Int64?
 }

@@ -28,10 +28,10 @@ struct ImportKillTests {
             at: sandbox.root.appendingPathComponent("sender/credentials.db"),
             key: .keyFile(sandbox.root.appendingPathComponent("sender/store.key")), rollbackAnchor: .none)
         let senderDevice = try sender.deviceIdentity()
-        let recipient: [UInt8]
+        let recipient: DeviceKey
         do {
             let storage = try CredentialStorage(at: template, key: .keyFile(Self.keyFile(of: template)), rollbackAnchor: .none)
-            try storage.trustDevice(try sender.devicePublicKey)
+            try storage.trustDevice(try sender.deviceKey)
             for index in 0..<Self.oldCount {
                 try storage.set(Credential(user: "old-user-\(index)", password: "old-\(index)", persistence: .synchronizable), for: Self.space(index))
             }

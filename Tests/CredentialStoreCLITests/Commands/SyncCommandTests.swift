@@ -216,8 +216,8 @@ struct SyncCommandTests {
             at: fleet.machines[0].root.appendingPathComponent("retired/credentials.db"),
             key: .keyFile(fleet.machines[0].root.appendingPathComponent("retired/store.key")), rollbackAnchor: .none)
         let device = try retired.deviceIdentity()
-        #expect(try fleet.machines[0].run(["device", "trust", try retired.devicePublicKey] + fleet.machines[0].storeArguments).status == 0)
-        let recipient = try DeviceIdentity.publicKey(fromText: try fleet.publicKey(0))
+        #expect(try fleet.machines[0].run(["device", "trust", try retired.deviceKey.description] + fleet.machines[0].storeArguments).status == 0)
+        let recipient = try DeviceKey(try fleet.publicKey(0))
         let old = Mutation.now() - 181 * 24 * 3600 * 1000
         let item = BundleItem(
             space: ProtectionSpace(host: "old.example.com", port: 443, protocol: "https", realm: nil, authenticationMethod: nil),

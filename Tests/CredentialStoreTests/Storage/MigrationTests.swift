@@ -124,7 +124,7 @@ import Testing
         #expect(try syncRegister(storage, space, "carol") == SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false))
         let peer = try SyncPeer()
         try storage.trustDevice(try peer.publicKey)
-        try peer.storage.trustDevice(try storage.devicePublicKey)
+        try peer.storage.trustDevice(try storage.deviceKey)
         let bundle = peer.file("from-migrated.csbundle")
         try storage.exportSynchronizable(to: bundle, protection: .recipients([try peer.publicKey]))
         #expect(try peer.storage.importBundle(from: bundle) == ImportReport(added: 2, unchanged: 2))

@@ -13,7 +13,7 @@ import Testing
     @Test(.enabled(if: folder != nil && recipient != nil))
     func writeLargeBundles() throws {
         let folder = URL(fileURLWithPath: try #require(Self.folder))
-        let recipient = try DeviceIdentity.publicKey(fromText: try #require(Self.recipient))
+        let recipient = try DeviceKey(try #require(Self.recipient))
         let megabytes = Int(ProcessInfo.processInfo.environment["CREDSTORE_LARGE_BUNDLE_MIB"] ?? "480") ?? 480
         // A signer the store under measurement does not trust, whose key is written beside the
         // bundle so the same bundle can also be measured once trusted.
@@ -30,6 +30,6 @@ import Testing
         let contents = BundleContents(senderDevice: device.deviceID, signer: device.publicKey, created: now, items: items, defaults: [])
         let bytes = try BundleFormat.write(contents, protection: .recipients([recipient]), signer: device)
         try Data(bytes).write(to: folder.appendingPathComponent("large-\(megabytes)MiB.csbundle"))
-        try Data((try sender.publicKey + "\n").utf8).write(to: folder.appendingPathComponent("large-\(megabytes)MiB.signer"))
+        try Data((try sender.publicKey.description + "\n").utf8).write(to: folder.appendingPathComponent("large-\(megabytes)MiB.signer"))
     }
 }

@@ -17,7 +17,7 @@ import Glibc
     /// The device whose bundles the template trusts.
     let sender: SyncPeer
     /// The template store's device key.
-    let recipient: [UInt8]
+    let recipient: DeviceKey
 
     init() throws {
         template = try TemporaryStore()

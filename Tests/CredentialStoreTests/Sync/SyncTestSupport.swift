@@ -14,8 +14,8 @@ final class SyncPeer {
     }
 
     /// This store's device key, as other stores trust it and export to it.
-    var publicKey: String {
-        get throws { try storage.devicePublicKey }
+    var publicKey: DeviceKey {
+        get throws { try storage.deviceKey }
     }
 
     /// A file beside the store (in the folder removed with the peer).
@@ -53,7 +53,7 @@ struct StoreSnapshot: Equatable {
     var syncItems: [[UInt8]]
     var syncDefaults: [[UInt8]]
     var clock: [Int64]
-    var trusted: [String]
+    var trusted: [DeviceKey]
 
     init(_ storage: CredentialStorage) throws {
         entries = try storage.entries()
@@ -65,7 +65,7 @@ struct StoreSnapshot: Equatable {
             .sorted { $0.lexicographicallyPrecedes($1) }
         syncDefaults = defaults.map { $0.spaceIndex + $0.sealedState }.sorted { $0.lexicographicallyPrecedes($1) }
         self.clock = clock.map { [$0.wall, $0.counter] } ?? []
-        trusted = try storage.trustedDevices()
+        trusted = try storage.trustedDeviceKeys()
     }
 
     /// The snapshot without the hybrid logical clock, which an import may tick even when it
