@@ -46,7 +46,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         try db.cachedStatement(sql: """
             SELECT kind, kdf_salt, kdf_opslimit, kdf_memlimit, commitment, wrapped_root_key FROM key_slots
             """).forEachRawRow(values: []) { row in
-            guard let kindName = row.text(0), let kind = KeySlot.Kind(rawValue: kindName),
+            guard let kindName = row.text(0), let kind = StoreProtection(slotName: kindName),
                   let commitment = row.blob(4), let wrapped = row.blob(5)
             else {
                 throw CredentialStorageError(.corrupt, "a key slot of the store is damaged; restore the store from a backup")
@@ -345,7 +345,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
                 INSERT INTO key_slots (kind, kdf_salt, kdf_opslimit, kdf_memlimit, commitment, wrapped_root_key)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [
-                    slot.kind.rawValue, slot.salt.map { Data($0) },
+                    slot.kind.slotName, slot.salt.map { Data($0) },
                     slot.cost.map { Int64(clamping: $0.opsLimit) }, slot.cost.map { Int64($0.memLimit) },
                     Data(slot.commitment), Data(slot.wrappedRootKey),
                 ])

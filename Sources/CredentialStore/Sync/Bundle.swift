@@ -50,11 +50,13 @@ enum BundleFormat {
     static let maximumItemBytes = 1 << 20
     static let maximumRecipients = 4096
 
-    private enum Mode: UInt8 {
+    /// The header byte that says which ``BundleProtection`` a bundle has.
+    enum Mode: UInt8 {
         case passphrase = 1, recipients = 2
     }
 
-    private enum ChunkKind: UInt8 {
+    /// The first byte of each chunk's plaintext.
+    enum ChunkKind: UInt8 {
         case metadata = 0x4D, items = 0x49, defaults = 0x44, final = 0x46
     }
 
@@ -297,13 +299,8 @@ final class BundleStream {
         case defaults([BundleDefault])
     }
 
-    private enum Mode: UInt8 {
-        case passphrase = 1, recipients = 2
-    }
-
-    private enum ChunkKind: UInt8 {
-        case metadata = 0x4D, items = 0x49, defaults = 0x44, final = 0x46
-    }
+    private typealias Mode = BundleFormat.Mode
+    private typealias ChunkKind = BundleFormat.ChunkKind
 
     /// The largest chunk a reader accepts: writers cut chunks near ``BundleFormat/targetChunkBytes``,
     /// so this is room to spare, and it bounds what one chunk can make a reader allocate.

@@ -102,10 +102,10 @@ extension CredentialStorage {
         _ = try followRekey()
         _ = try repository.write({ transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
-            if let sealed = try transaction.trustedDevice(keyIndex: index), keys.openTrustedKey(keyIndex: index, sealed: sealed) == key {
+            if let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == key {
                 return nil
             }
-            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.sealTrustedKey(key, trusted: Mutation.now()))
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(key, trusted: Mutation.now()))
             return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
         }, afterCommit: { generation in
             if let generation { anchor?.advance(to: generation) }
@@ -145,7 +145,7 @@ extension CredentialStorage {
         _ = try followRekey()
         let keys = keys
         return try repository.read { try $0.allTrustedDevices() }.map { entry in
-            guard let record = keys.openTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeys.tampered }
+            guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
             return TrustedDevice(
                 key: record.publicKey,
                 trusted: record.trusted.map { Date(timeIntervalSince1970: Double($0) / 1000) },
@@ -171,18 +171,18 @@ extension CredentialStorage {
             }
             var items: [BundleItem] = []
             for sealed in try transaction.allSyncItems() {
-                let state = try keys.open(sealed)
+                let state = try keys.decrypt(sealed)
                 var password: String?
                 if !state.deleted {
                     guard let row = try transaction.credential(space: sealed.spaceIndex, user: sealed.userIndex),
                           row.persistence == .synchronizable
                     else { throw TableSealing.unpaired("a live register without its credential") }
-                    password = try keys.openCredential(row).password
+                    password = try keys.decryptCredential(row).password
                 }
                 items.append(BundleItem(space: state.space, user: state.user, stamp: state.stamp, password: password))
             }
             let defaults = try transaction.allSyncDefaults().map { sealed in
-                let state = try keys.open(sealed)
+                let state = try keys.decrypt(sealed)
                 return BundleDefault(space: state.space, user: state.user, stamp: state.stamp)
             }
             return BundleContents(
@@ -326,9 +326,9 @@ extension CredentialStorage {
             }
             if let signer = metadata.signer, signer != device.publicKey {
                 let index = keys.trustedKeyIndex(signer)
-                if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.openTrustedDevice(keyIndex: index, sealed: sealed) {
+                if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed) {
                     try mutation.transaction.addTrustedDevice(
-                        keyIndex: index, sealedPublicKey: keys.sealTrustedKey(signer, trusted: record.trusted, lastMerged: Mutation.now()))
+                        keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(signer, trusted: record.trusted, lastMerged: Mutation.now()))
                 }
             }
             progress?(total, total)
@@ -337,10 +337,10 @@ extension CredentialStorage {
     }
 
     /// Refuses a bundle signed by a device this store does not trust (its own is trusted).
-    private static func checkTrust(_ signer: DeviceKey, device: DeviceIdentity, keys: StoreKeys, in transaction: any CredentialRepositoryReading) throws {
+    private static func checkTrust(_ signer: DeviceKey, device: DeviceIdentity, keys: StoreKeyring, in transaction: any CredentialRepositoryReading) throws {
         guard signer != device.publicKey else { return }
         let index = keys.trustedKeyIndex(signer)
-        guard let sealed = try transaction.trustedDevice(keyIndex: index), keys.openTrustedKey(keyIndex: index, sealed: sealed) == signer else {
+        guard let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == signer else {
             throw CredentialStorageError(.bundleNotForThisStore,
                 "the bundle is signed by a device this store does not trust (\(signer)); trust that key first if the device is yours")
         }

@@ -12,9 +12,9 @@ struct DeviceIdentity: Sendable {
 
     /// This store's device as its sealed row holds it; a row whose key is not a key's length was
     /// altered (its secret would not open either).
-    init(opening sealed: SealedDevice, keys: StoreKeys) throws {
-        guard let publicKey = DeviceKey(checking: sealed.publicKey) else { throw StoreKeys.tampered }
-        self.init(deviceID: sealed.deviceID, publicKey: publicKey, secretKey: try keys.openDeviceSecret(sealed))
+    init(opening sealed: SealedDevice, keys: StoreKeyring) throws {
+        guard let publicKey = DeviceKey(checking: sealed.publicKey) else { throw StoreKeyring.tampered }
+        self.init(deviceID: sealed.deviceID, publicKey: publicKey, secretKey: try keys.decryptDeviceSecret(sealed))
     }
 
     init(deviceID: [UInt8], publicKey: DeviceKey, secretKey: SecureBytes) {
@@ -28,7 +28,7 @@ struct DeviceIdentity: Sendable {
 /// default registers, read and written through the transaction.
 struct SyncLedger {
     let transaction: any CredentialRepositoryWriting
-    let keys: StoreKeys
+    let keys: StoreKeyring
 
     /// This store's device, created on first need.
     func device() throws -> DeviceIdentity {
@@ -39,7 +39,7 @@ struct SyncLedger {
         let deviceID = Sodium.randomBytes(DeviceIdentity.idBytes)
         try transaction.setDevice(SealedDevice(
             deviceID: deviceID, publicKey: publicKey,
-            sealedSecretKey: keys.sealDeviceSecret(secretKey, deviceID: deviceID, publicKey: publicKey)))
+            sealedSecretKey: keys.encryptDeviceSecret(secretKey, deviceID: deviceID, publicKey: publicKey)))
         return DeviceIdentity(deviceID: deviceID, publicKey: DeviceKey(bytes: publicKey), secretKey: secretKey)
     }
 
@@ -59,19 +59,19 @@ struct SyncLedger {
     }
 
     func item(spaceIndex: [UInt8], userIndex: [UInt8]) throws -> SyncItemState? {
-        try transaction.syncItem(space: spaceIndex, user: userIndex).map(keys.open)
+        try transaction.syncItem(space: spaceIndex, user: userIndex).map(keys.decrypt)
     }
 
     func record(_ state: SyncItemState, spaceIndex: [UInt8]? = nil, userIndex: [UInt8]? = nil) throws {
-        try transaction.upsertSyncItem(keys.seal(state, spaceIndex: spaceIndex, userIndex: userIndex))
+        try transaction.upsertSyncItem(keys.encrypt(state, spaceIndex: spaceIndex, userIndex: userIndex))
     }
 
     func defaultChoice(spaceIndex: [UInt8]) throws -> SyncDefaultState? {
-        try transaction.syncDefault(space: spaceIndex).map(keys.open)
+        try transaction.syncDefault(space: spaceIndex).map(keys.decrypt)
     }
 
     func record(_ state: SyncDefaultState, spaceIndex: [UInt8]? = nil) throws {
-        try transaction.upsertSyncDefault(keys.seal(state, spaceIndex: spaceIndex))
+        try transaction.upsertSyncDefault(keys.encrypt(state, spaceIndex: spaceIndex))
     }
 
     /// How long a deletion is remembered, so that it reaches machines that sync rarely. A bundle

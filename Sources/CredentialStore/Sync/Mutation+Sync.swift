@@ -42,12 +42,12 @@ extension Mutation {
         }
 
         let credential = Credential(user: remote.user, password: password, persistence: .synchronizable)
-        let stored = try row.map(keys.openCredential)
+        let stored = try row.map(keys.decryptCredential)
         let sessionCredential = session[space].credentials[remote.user]
         if stored == credential, sessionCredential == nil { return .unchanged }
         if sessionCredential != nil { session.remove(user: remote.user, in: space) }
         let now = Self.now()
-        try transaction.upsert(keys.seal(
+        try transaction.upsert(keys.encrypt(
             credential, in: space, spaceIndex: spaceIndex, userIndex: userIndex, created: row?.created ?? now, modified: now))
         let existed = stored != nil || sessionCredential != nil
         log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
@@ -92,7 +92,7 @@ extension Mutation {
                 || transaction.credential(space: spaceIndex, user: userIndex)?.persistence == .synchronizable
             if isSynchronizable {
                 guard current?.userIndex != userIndex else { return }
-                try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
+                try transaction.setDefaultChoice(keys.encryptDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
                 if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
                 log(.defaultChanged, space, user, .synchronizable)
                 announce(.defaultChanged, space, user, .synchronizable)

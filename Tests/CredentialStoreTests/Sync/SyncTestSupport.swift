@@ -96,7 +96,7 @@ struct SyncView: Equatable, CustomStringConvertible {
             // The disk pointer (a session default, of this instance only, is not synchronizable).
             let keys = storage.keys
             if let choice = try storage.repository.read({ try $0.defaultChoice(space: keys.spaceIndex(space)) }) {
-                let user = try keys.openDefault(choice)
+                let user = try keys.decryptDefault(choice)
                 defaultUser = synchronizable[user] == nil ? nil : user
             }
             let entry = Space(credentials: synchronizable.mapValues(\.password), defaultUser: defaultUser)
@@ -121,7 +121,7 @@ func syncRegister(_ storage: CredentialStorage, _ space: ProtectionSpace, _ user
     let keys = storage.keys
     let spaceIndex = keys.spaceIndex(space)
     return try storage.repository.read { try $0.syncItem(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user)) }
-        .map(keys.open)
+        .map(keys.decrypt)
 }
 
 /// Milliseconds since 1970, as the sync clock reads them.

@@ -2,7 +2,7 @@
 ///
 /// Fields are sealed with XChaCha20-Poly1305 under ``field``; lookups go through keyed BLAKE2b
 /// blind indexes under ``index``, so the database can be searched without holding any plaintext.
-struct StoreKeys: Sendable {
+struct StoreKeyring: Sendable {
     /// crypto_kdf context: exactly 8 bytes, fixed for the life of the format.
     private static let context = "credstor"
 
@@ -61,30 +61,30 @@ struct StoreKeys: Sendable {
     static let paddingBlock = 32
 
     /// Seals `plaintext` (padded; the padded copy is zeroed afterwards).
-    func seal(_ plaintext: [UInt8], ad: [UInt8]) -> [UInt8] {
+    func encrypt(_ plaintext: [UInt8], ad: [UInt8]) -> [UInt8] {
         var padded = plaintext.withUnsafeBytes { Sodium.pad($0, blockSize: Self.paddingBlock) }
         defer { Sodium.zero(&padded) }
-        return padded.withUnsafeBytes { Sodium.seal($0, key: field, ad: ad) }
+        return padded.withUnsafeBytes { Sodium.encrypt($0, key: field, ad: ad) }
     }
 
-    func seal(_ text: String, ad: [UInt8]) -> [UInt8] {
+    func encrypt(_ text: String, ad: [UInt8]) -> [UInt8] {
         var bytes = Array(text.utf8)
         defer { Sodium.zero(&bytes) }
-        return seal(bytes, ad: ad)
+        return encrypt(bytes, ad: ad)
     }
 
     /// Opens a sealed field; nil when it fails authentication (altered, moved to another row, or
     /// sealed under another key) or its padding is malformed.
-    func open<R>(_ sealed: [UInt8], ad: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+    func decrypt<R>(_ sealed: [UInt8], ad: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         try sealed.withUnsafeBytes { raw in
-            try Sodium.open(raw, key: field, ad: ad) { padded -> R? in
+            try Sodium.decrypt(raw, key: field, ad: ad) { padded -> R? in
                 guard let count = Sodium.unpaddedCount(padded, blockSize: Self.paddingBlock) else { return nil }
                 return try body(UnsafeRawBufferPointer(rebasing: padded[..<count]))
             } ?? nil
         }
     }
 
-    func openString(_ sealed: [UInt8], ad: [UInt8]) -> String? {
-        open(sealed, ad: ad) { String(validating: $0, as: UTF8.self) } ?? nil
+    func decryptString(_ sealed: [UInt8], ad: [UInt8]) -> String? {
+        decrypt(sealed, ad: ad) { String(validating: $0, as: UTF8.self) } ?? nil
     }
 }
