@@ -1,14 +1,26 @@
-/// The working keys of an unlocked store, all derived from its random root key.
+/// The working keys of an unlocked store, all derived from its random root key: one subkey per
+/// job (``Subkey``).
 ///
-/// Fields are sealed with XChaCha20-Poly1305 under ``field``; lookups go through keyed BLAKE2b
-/// blind indexes under ``index``, so the database can be searched without holding any plaintext.
+/// Fields are encrypted with XChaCha20-Poly1305 under the ``Subkey/fieldEncryption`` subkey;
+/// lookups go through keyed BLAKE2b ``BlindIndex``es under ``Subkey/blindIndex``, so the
+/// database can be searched without holding any plaintext.
 struct StoreKeyring: Sendable {
     /// crypto_kdf context: exactly 8 bytes, fixed for the life of the format.
     private static let context = "credstor"
 
+    /// The subkeys derived from the root key, by their crypto_kdf id, fixed for the life of the
+    /// format. A subkey does one job, so a value made under one can never pass for another's.
+    enum Subkey: UInt64, CaseIterable {
+        /// Encrypts and authenticates every field (``StoreKeyring/encrypt(_:ad:)-([UInt8],_)``).
+        case fieldEncryption = 1
+        /// Keys the blind indexes (``StoreKeyring/blindIndex(_:_:)``).
+        case blindIndex = 2
+        /// Keys the table seal, the MAC over every sealed table (``TableSealing``).
+        case tableSeal = 3
+    }
+
     private let field: SecureBytes
     private let index: SecureBytes
-    /// Keys the table seal (see ``TableSealing``).
     private let tableSeal: SecureBytes
 
     /// Blind indexes are 16 bytes: 2⁻¹²⁸ collision odds per pair is far below any store's size, and
@@ -16,9 +28,13 @@ struct StoreKeyring: Sendable {
     static let indexBytes = 16
 
     init(root: SecureBytes) throws {
-        field = try Sodium.deriveSubkey(from: root, id: 1, context: Self.context)
-        index = try Sodium.deriveSubkey(from: root, id: 2, context: Self.context)
-        tableSeal = try Sodium.deriveSubkey(from: root, id: 3, context: Self.context)
+        field = try Self.derive(.fieldEncryption, from: root)
+        index = try Self.derive(.blindIndex, from: root)
+        tableSeal = try Self.derive(.tableSeal, from: root)
+    }
+
+    private static func derive(_ subkey: Subkey, from root: SecureBytes) throws -> SecureBytes {
+        try Sodium.deriveSubkey(from: root, id: subkey.rawValue, context: context)
     }
 
     /// Keyed BLAKE2b under the table-seal subkey.
@@ -33,25 +49,25 @@ struct StoreKeyring: Sendable {
         case space = 1, user = 2, origin = 3, trustedKey = 4
     }
 
-    func spaceIndex(_ space: ProtectionSpace) -> [UInt8] {
+    func spaceIndex(_ space: ProtectionSpace) -> BlindIndex {
         blindIndex(.space, space.canonicalEncoding)
     }
 
-    func originIndex(_ space: ProtectionSpace) -> [UInt8] {
+    func originIndex(_ space: ProtectionSpace) -> BlindIndex {
         blindIndex(.origin, space.originEncoding)
     }
 
     /// The user in NFC, so that two spellings Swift calls equal are one user, as they are one key
     /// of the `[String: Credential]` the store returns.
-    func userIndex(spaceIndex: [UInt8], user: String) -> [UInt8] {
-        blindIndex(.user, spaceIndex + Array(Unicode.nfc(user).utf8))
+    func userIndex(spaceIndex: BlindIndex, user: String) -> BlindIndex {
+        blindIndex(.user, spaceIndex.bytes + Array(Unicode.nfc(user).utf8))
     }
 
-    func blindIndex(_ label: IndexLabel, _ message: [UInt8]) -> [UInt8] {
+    func blindIndex(_ label: IndexLabel, _ message: [UInt8]) -> BlindIndex {
         var input = [label.rawValue]
         input.reserveCapacity(message.count + 1)
         input.append(contentsOf: message)
-        return input.withUnsafeBytes { Sodium.keyedHash($0, key: index, outputBytes: Self.indexBytes) }
+        return BlindIndex(input.withUnsafeBytes { Sodium.keyedHash($0, key: index, outputBytes: Self.indexBytes) })
     }
 
     // MARK: Sealed fields

@@ -43,8 +43,8 @@ extension CredentialStorage {
             let defaultUsers = Dictionary(choices.map { ($0.spaceIndex, $0.userIndex) }, uniquingKeysWith: { first, _ in first })
             let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
             // One snapshot, so a choice without its row is tampering, not a race with a writer.
-            let rowKeys = Set(rows.map { $0.spaceIndex + $0.userIndex })
-            guard choices.allSatisfy({ rowKeys.contains($0.spaceIndex + $0.userIndex) }) else { throw Self.danglingDefault }
+            let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
+            guard choices.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw Self.danglingDefault }
             return try rows.map { row in
                 let space = try keys.decryptSpace(row)
                 let user = try keys.decryptUser(row)
@@ -95,11 +95,11 @@ extension CredentialStorage {
                 report.authenticationFailures += 1
             }
         }
-        let rowKeys = Set(rows.map { $0.spaceIndex + $0.userIndex })
+        let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
         for (position, choice) in choices.enumerated() {
             do {
                 _ = try keys.decryptDefault(choice)
-                if !rowKeys.contains(choice.spaceIndex + choice.userIndex) {
+                if !rowKeys.contains(choice.spaceIndex.bytes + choice.userIndex.bytes) {
                     report.problems.append("default choice \(position + 1) names a credential that does not exist")
                     report.authenticationFailures += 1
                 }
@@ -199,7 +199,7 @@ extension CredentialStorage {
             let seal = try TableSealing.check(transaction, keys: oldKeys, storeID: header.storeID)
             let rows = try transaction.allCredentials()
             let choices = try transaction.allDefaultChoices()
-            var spaces: [[UInt8]: ProtectionSpace] = [:]
+            var spaces: [BlindIndex: ProtectionSpace] = [:]
             var resealed: [SealedCredential] = []
             for row in rows {
                 let (space, credential) = try oldKeys.decryptAll(row)

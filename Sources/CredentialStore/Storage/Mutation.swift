@@ -101,7 +101,7 @@ struct Mutation {
     // MARK: Default pointer
 
     /// The user the space's default pointer names, if that user still has a credential.
-    private func explicitDefault(space: ProtectionSpace, spaceIndex: [UInt8]) throws -> String? {
+    private func explicitDefault(space: ProtectionSpace, spaceIndex: BlindIndex) throws -> String? {
         let sessionSpace = session[space]
         if let user = sessionSpace.defaultUser, sessionSpace.credentials[user] != nil {
             return user
@@ -117,7 +117,7 @@ struct Mutation {
 
     /// Puts the default pointer in the tier of the credential it names (or removes it), writing
     /// only what differs.
-    private mutating func placeDefault(_ user: String?, space: ProtectionSpace, spaceIndex: [UInt8]) throws {
+    private mutating func placeDefault(_ user: String?, space: ProtectionSpace, spaceIndex: BlindIndex) throws {
         let diskChoice = try transaction.defaultChoice(space: spaceIndex)
         let inSession = user.map { session[space].credentials[$0] != nil } ?? false
         if let user, !inSession {

@@ -12,9 +12,9 @@ extension StoreKeyring {
     private func rowAD(_ field: Field, _ row: SealedCredential) -> [UInt8] {
         var writer = ByteWriter(capacity: 80)
         writer.append(field.rawValue)
-        writer.append(raw: row.spaceIndex)
-        writer.append(raw: row.userIndex)
-        writer.append(raw: row.originIndex)
+        writer.append(raw: row.spaceIndex.bytes)
+        writer.append(raw: row.userIndex.bytes)
+        writer.append(raw: row.originIndex.bytes)
         writer.append(UInt8(SQLiteAccess.code(row.persistence)))
         writer.append(row.created)
         writer.append(row.modified)
@@ -23,7 +23,7 @@ extension StoreKeyring {
 
     /// Seals `credential` as the row of (`space`, its user); pass the user index when known.
     func encrypt(
-        _ credential: Credential, in space: ProtectionSpace, spaceIndex: [UInt8], userIndex knownUserIndex: [UInt8]? = nil,
+        _ credential: Credential, in space: ProtectionSpace, spaceIndex: BlindIndex, userIndex knownUserIndex: BlindIndex? = nil,
         created: Int64, modified: Int64
     ) -> SealedCredential {
         var row = SealedCredential(
@@ -78,11 +78,11 @@ extension StoreKeyring {
 
     // MARK: Default choices
 
-    private func defaultAD(spaceIndex: [UInt8], userIndex: [UInt8]) -> [UInt8] {
-        [Field.defaultUser.rawValue] + spaceIndex + userIndex
+    private func defaultAD(spaceIndex: BlindIndex, userIndex: BlindIndex) -> [UInt8] {
+        [Field.defaultUser.rawValue] + spaceIndex.bytes + userIndex.bytes
     }
 
-    func encryptDefault(user: String, spaceIndex: [UInt8], userIndex knownUserIndex: [UInt8]? = nil) -> SealedDefault {
+    func encryptDefault(user: String, spaceIndex: BlindIndex, userIndex knownUserIndex: BlindIndex? = nil) -> SealedDefault {
         let userIndex = knownUserIndex ?? userIndex(spaceIndex: spaceIndex, user: user)
         return SealedDefault(
             spaceIndex: spaceIndex, userIndex: userIndex,

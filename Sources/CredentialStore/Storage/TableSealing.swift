@@ -271,26 +271,26 @@ extension SealedRowFingerprint {
     private static func tag(_ sealed: [UInt8]) -> [UInt8] { Array(sealed.suffix(Sodium.aeadTagBytes)) }
 
     init(_ row: SealedCredential) {
-        self.init(table: .credentials, key: row.spaceIndex + row.userIndex,
+        self.init(table: .credentials, key: row.spaceIndex.bytes + row.userIndex.bytes,
                   tags: Self.tag(row.sealedSpace) + Self.tag(row.sealedCredential))
     }
 
     init(_ choice: SealedDefault) {
-        self.init(table: .defaultChoices, key: choice.spaceIndex + choice.userIndex, tags: Self.tag(choice.sealedUser))
+        self.init(table: .defaultChoices, key: choice.spaceIndex.bytes + choice.userIndex.bytes, tags: Self.tag(choice.sealedUser))
     }
 
-    init(trustedKeyIndex: [UInt8], sealedPublicKey: [UInt8]) {
-        self.init(table: .trustedDevices, key: trustedKeyIndex, tags: Self.tag(sealedPublicKey))
+    init(trustedKeyIndex: BlindIndex, sealedPublicKey: [UInt8]) {
+        self.init(table: .trustedDevices, key: trustedKeyIndex.bytes, tags: Self.tag(sealedPublicKey))
     }
 
     /// With its clear columns as `SQLiteAccess` reads integers (8 bytes, big-endian).
     init(_ item: SealedSyncItem) {
-        self.init(table: .syncItems, key: item.spaceIndex + item.userIndex,
+        self.init(table: .syncItems, key: item.spaceIndex.bytes + item.userIndex.bytes,
                   tags: Self.tag(item.sealedState) + Self.bigEndian(item.deleted ? 1 : 0) + Self.bigEndian(item.wall))
     }
 
     init(_ choice: SealedSyncDefault) {
-        self.init(table: .syncDefaults, key: choice.spaceIndex, tags: Self.tag(choice.sealedState))
+        self.init(table: .syncDefaults, key: choice.spaceIndex.bytes, tags: Self.tag(choice.sealedState))
     }
 
     init(_ device: SealedDevice) {

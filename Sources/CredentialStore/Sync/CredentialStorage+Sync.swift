@@ -70,16 +70,6 @@ public struct ImportReport: Hashable, Sendable, Codable {
     }
 }
 
-/// Orders blind indexes as SQLite orders BLOB keys: bytewise, a prefix first. Negative, zero or
-/// positive, like memcmp.
-private func compareKeys(_ first: [UInt8], _ second: [UInt8]) -> Int {
-    let common = min(first.count, second.count)
-    let order = common == 0 ? 0 : first.withUnsafeBytes { a in
-        second.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, common) }
-    }
-    return order != 0 ? Int(order) : first.count - second.count
-}
-
 extension CredentialStorage {
     /// How far ahead of this machine's clock a bundle's clock may be: more is a broken clock, and
     /// accepting it would let that machine win every later conflict.
@@ -265,7 +255,7 @@ extension CredentialStorage {
             // What a space needs settled once every chunk is in: the users whose credential the
             // import wrote, and the register it replaced (a register may name a user that only a
             // later chunk, or an earlier bundle, brought).
-            var pending: [[UInt8]: (space: ProtectionSpace, arrived: [(user: String, userIndex: [UInt8])], replaced: SyncDefaultState?)] = [:]
+            var pending: [BlindIndex: (space: ProtectionSpace, arrived: [(user: String, userIndex: BlindIndex)], replaced: SyncDefaultState?)] = [:]
             var report = ImportReport()
             var merged = 0
             while let chunk = try stream.next() {
@@ -283,8 +273,7 @@ extension CredentialStorage {
                         let spaceIndex = keys.spaceIndex(item.space)
                         return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
                     }.sorted { first, second in
-                        let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
-                        return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
+                        (first.spaceIndex, first.userIndex) < (second.spaceIndex, second.userIndex)
                     }
                     for (spaceIndex, userIndex, item) in items {
                         if let progress, merged % 1024 == 0 { progress(merged, total) }
@@ -311,7 +300,7 @@ extension CredentialStorage {
                             throw BundleFormat.invalid("it changed while it was being read")
                         }
                         return (spaceIndex: keys.spaceIndex(choice.space), register: choice)
-                    }.sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
+                    }.sorted { $0.spaceIndex < $1.spaceIndex }
                     for (spaceIndex, register) in registers {
                         guard let replaced = try mutation.merge(register, spaceIndex: spaceIndex) else { continue }
                         var entry = pending[spaceIndex] ?? (register.space, [], nil)
@@ -320,7 +309,7 @@ extension CredentialStorage {
                     }
                 }
             }
-            for spaceIndex in pending.keys.sorted(by: { compareKeys($0, $1) < 0 }) {
+            for spaceIndex in pending.keys.sorted() {
                 let entry = pending[spaceIndex]!
                 try mutation.settleDefault(of: entry.space, spaceIndex: spaceIndex, replacedRegister: entry.replaced, arrived: entry.arrived)
             }

@@ -58,19 +58,19 @@ struct SyncLedger {
         try transaction.setSyncClock(wall: clock.wall, counter: clock.counter)
     }
 
-    func item(spaceIndex: [UInt8], userIndex: [UInt8]) throws -> SyncItemState? {
+    func item(spaceIndex: BlindIndex, userIndex: BlindIndex) throws -> SyncItemState? {
         try transaction.syncItem(space: spaceIndex, user: userIndex).map(keys.decrypt)
     }
 
-    func record(_ state: SyncItemState, spaceIndex: [UInt8]? = nil, userIndex: [UInt8]? = nil) throws {
+    func record(_ state: SyncItemState, spaceIndex: BlindIndex? = nil, userIndex: BlindIndex? = nil) throws {
         try transaction.upsertSyncItem(keys.encrypt(state, spaceIndex: spaceIndex, userIndex: userIndex))
     }
 
-    func defaultChoice(spaceIndex: [UInt8]) throws -> SyncDefaultState? {
+    func defaultChoice(spaceIndex: BlindIndex) throws -> SyncDefaultState? {
         try transaction.syncDefault(space: spaceIndex).map(keys.decrypt)
     }
 
-    func record(_ state: SyncDefaultState, spaceIndex: [UInt8]? = nil) throws {
+    func record(_ state: SyncDefaultState, spaceIndex: BlindIndex? = nil) throws {
         try transaction.upsertSyncDefault(keys.encrypt(state, spaceIndex: spaceIndex))
     }
 

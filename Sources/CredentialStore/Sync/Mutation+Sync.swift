@@ -14,7 +14,7 @@ extension Mutation {
     /// tampered with (`tamperDetected`): merging would let any older value win.
     ///
     /// `spaceIndex` and `userIndex` are the item's blind indexes, which an import computes up front.
-    mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8], userIndex: [UInt8]) throws -> ItemOutcome {
+    mutating func merge(_ remote: BundleItem, spaceIndex: BlindIndex, userIndex: BlindIndex) throws -> ItemOutcome {
         try Credential.validate(user: remote.user, password: remote.password)  // the rules `set` applies (the space's: in its decoding)
         let ledger = ledger
         let space = remote.space
@@ -57,7 +57,7 @@ extension Mutation {
 
     /// Merges one remote default choice's register; returns the register, when it replaced the
     /// local one. ``settleDefault(of:spaceIndex:replacedRegister:arrived:)`` then moves the pointer.
-    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws -> SyncDefaultState? {
+    mutating func merge(_ remote: BundleDefault, spaceIndex: BlindIndex) throws -> SyncDefaultState? {
         try Credential.validate(user: remote.user, password: nil)
         let ledger = ledger
         if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return nil }
@@ -79,8 +79,8 @@ extension Mutation {
     /// synchronizable credential the import wrote in this space, with their blind indexes: one of
     /// them is known to be there, and is not read back either.
     mutating func settleDefault(
-        of space: ProtectionSpace, spaceIndex: [UInt8], replacedRegister: SyncDefaultState?,
-        arrived: [(user: String, userIndex: [UInt8])]
+        of space: ProtectionSpace, spaceIndex: BlindIndex, replacedRegister: SyncDefaultState?,
+        arrived: [(user: String, userIndex: BlindIndex)]
     ) throws {
         guard let register = try replacedRegister ?? ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
         let arrival = register.user.flatMap { user in arrived.first { $0.user == user } }

@@ -20,18 +20,18 @@ extension StoreKeyring {
         case item = 6, defaultChoice = 7, deviceSecret = 8, trustedKey = 9
     }
 
-    private func itemAD(spaceIndex: [UInt8], userIndex: [UInt8], deleted: Bool, wall: Int64) -> [UInt8] {
+    private func itemAD(spaceIndex: BlindIndex, userIndex: BlindIndex, deleted: Bool, wall: Int64) -> [UInt8] {
         var writer = ByteWriter(capacity: 56)
         writer.append(SyncField.item.rawValue)
-        writer.append(raw: spaceIndex)
-        writer.append(raw: userIndex)
+        writer.append(raw: spaceIndex.bytes)
+        writer.append(raw: userIndex.bytes)
         writer.append(UInt8(deleted ? 1 : 0))
         writer.append(wall)
         return writer.bytes
     }
 
     /// Seals an item register; pass the blind indexes when the caller already has them.
-    func encrypt(_ state: SyncItemState, spaceIndex knownSpaceIndex: [UInt8]? = nil, userIndex knownUserIndex: [UInt8]? = nil) -> SealedSyncItem {
+    func encrypt(_ state: SyncItemState, spaceIndex knownSpaceIndex: BlindIndex? = nil, userIndex knownUserIndex: BlindIndex? = nil) -> SealedSyncItem {
         let spaceIndex = knownSpaceIndex ?? spaceIndex(state.space)
         let userIndex = knownUserIndex ?? userIndex(spaceIndex: spaceIndex, user: state.user)
         var plain = ByteWriter(capacity: 128)
@@ -63,17 +63,17 @@ extension StoreKeyring {
         return state
     }
 
-    func encrypt(_ state: SyncDefaultState, spaceIndex knownSpaceIndex: [UInt8]? = nil) -> SealedSyncDefault {
+    func encrypt(_ state: SyncDefaultState, spaceIndex knownSpaceIndex: BlindIndex? = nil) -> SealedSyncDefault {
         let spaceIndex = knownSpaceIndex ?? spaceIndex(state.space)
         var plain = ByteWriter(capacity: 128)
         plain.append(raw: state.space.canonicalEncoding.lengthPrefixed)
         plain.append(optional: state.user)
         state.stamp.write(to: &plain)
-        return SealedSyncDefault(spaceIndex: spaceIndex, sealedState: encrypt(plain.bytes, ad: [SyncField.defaultChoice.rawValue] + spaceIndex))
+        return SealedSyncDefault(spaceIndex: spaceIndex, sealedState: encrypt(plain.bytes, ad: [SyncField.defaultChoice.rawValue] + spaceIndex.bytes))
     }
 
     func decrypt(_ choice: SealedSyncDefault) throws -> SyncDefaultState {
-        let state = decrypt(choice.sealedState, ad: [SyncField.defaultChoice.rawValue] + choice.spaceIndex) { plain -> SyncDefaultState? in
+        let state = decrypt(choice.sealedState, ad: [SyncField.defaultChoice.rawValue] + choice.spaceIndex.bytes) { plain -> SyncDefaultState? in
             // do/catch, not `try?`: a nil user ("no default") is a valid value, which `try?` would
             // flatten into a failure.
             var reader = ByteReader(plain)
@@ -107,7 +107,7 @@ extension StoreKeyring {
         return secret
     }
 
-    func trustedKeyIndex(_ publicKey: DeviceKey) -> [UInt8] {
+    func trustedKeyIndex(_ publicKey: DeviceKey) -> BlindIndex {
         blindIndex(.trustedKey, publicKey.bytes)
     }
 
@@ -119,13 +119,13 @@ extension StoreKeyring {
         plain.append(raw: publicKey.bytes)
         plain.append(trusted ?? 0)
         plain.append(lastMerged ?? 0)
-        return encrypt(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey))
+        return encrypt(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey).bytes)
     }
 
     /// A trusted device's row opened: its key and times. Rows written before the times were kept
     /// hold the key alone.
-    func decryptTrustedDevice(keyIndex: [UInt8], sealed: [UInt8]) -> TrustedDeviceRecord? {
-        let record = decrypt(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex) { plain -> TrustedDeviceRecord? in
+    func decryptTrustedDevice(keyIndex: BlindIndex, sealed: [UInt8]) -> TrustedDeviceRecord? {
+        let record = decrypt(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex.bytes) { plain -> TrustedDeviceRecord? in
             var reader = ByteReader(plain)
             guard let key = try? DeviceKey(bytes: Array(reader.readRaw(count: Sodium.signPublicKeyBytes))) else { return nil }
             if reader.isAtEnd { return TrustedDeviceRecord(publicKey: key, trusted: nil, lastMerged: nil) }
@@ -136,7 +136,7 @@ extension StoreKeyring {
         return record
     }
 
-    func decryptTrustedKey(keyIndex: [UInt8], sealed: [UInt8]) -> DeviceKey? {
+    func decryptTrustedKey(keyIndex: BlindIndex, sealed: [UInt8]) -> DeviceKey? {
         decryptTrustedDevice(keyIndex: keyIndex, sealed: sealed)?.publicKey
     }
 }

@@ -61,9 +61,9 @@ struct StoreSnapshot: Equatable {
         let (items, defaults, clock) = try storage.repository.read { reader in
             (try reader.allSyncItems(), try reader.allSyncDefaults(), try reader.syncClock())
         }
-        syncItems = items.map { $0.spaceIndex + $0.userIndex + [$0.deleted ? 1 : 0] + withUnsafeBytes(of: $0.wall) { Array($0) } + $0.sealedState }
+        syncItems = items.map { $0.spaceIndex.bytes + $0.userIndex.bytes + [$0.deleted ? 1 : 0] + withUnsafeBytes(of: $0.wall) { Array($0) } + $0.sealedState }
             .sorted { $0.lexicographicallyPrecedes($1) }
-        syncDefaults = defaults.map { $0.spaceIndex + $0.sealedState }.sorted { $0.lexicographicallyPrecedes($1) }
+        syncDefaults = defaults.map { $0.spaceIndex.bytes + $0.sealedState }.sorted { $0.lexicographicallyPrecedes($1) }
         self.clock = clock.map { [$0.wall, $0.counter] } ?? []
         trusted = try storage.trustedDeviceKeys()
     }
