@@ -41,7 +41,7 @@ enum Sodium {
         return output
     }
 
-    /// Opens what ``seal(_:key:ad:)`` made and hands the plaintext to `body`, zeroing it afterwards.
+    /// Decrypts what ``encrypt(_:key:ad:)`` made and hands the plaintext to `body`, zeroing it afterwards.
     /// Returns nil when the tag does not verify (wrong key, wrong associated data, or altered bytes).
     static func decrypt<R>(
         _ sealed: UnsafeRawBufferPointer, key: SecureBytes, ad: [UInt8],

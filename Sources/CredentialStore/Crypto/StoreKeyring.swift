@@ -70,13 +70,13 @@ struct StoreKeyring: Sendable {
         return BlindIndex(input.withUnsafeBytes { Sodium.keyedHash($0, key: index, outputBytes: Self.indexBytes) })
     }
 
-    // MARK: Sealed fields
+    // MARK: Field encryption
 
     /// Pads before sealing so a ciphertext's length tells only a coarse bucket, never the exact
     /// length of a password or user name.
     static let paddingBlock = 32
 
-    /// Seals `plaintext` (padded; the padded copy is zeroed afterwards).
+    /// Encrypts `plaintext` (padded; the padded copy is zeroed afterwards).
     func encrypt(_ plaintext: [UInt8], ad: [UInt8]) -> [UInt8] {
         var padded = plaintext.withUnsafeBytes { Sodium.pad($0, blockSize: Self.paddingBlock) }
         defer { Sodium.zero(&padded) }
@@ -89,7 +89,7 @@ struct StoreKeyring: Sendable {
         return encrypt(bytes, ad: ad)
     }
 
-    /// Opens a sealed field; nil when it fails authentication (altered, moved to another row, or
+    /// Decrypts a field; nil when it fails authentication (altered, moved to another row, or
     /// sealed under another key) or its padding is malformed.
     func decrypt<R>(_ sealed: [UInt8], ad: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         try sealed.withUnsafeBytes { raw in

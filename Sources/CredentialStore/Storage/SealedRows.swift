@@ -21,7 +21,7 @@ extension StoreKeyring {
         return writer.bytes
     }
 
-    /// Seals `credential` as the row of (`space`, its user); pass the user index when known.
+    /// Encrypts `credential` as the row of (`space`, its user); pass the user index when known.
     func encrypt(
         _ credential: Credential, in space: ProtectionSpace, spaceIndex: BlindIndex, userIndex knownUserIndex: BlindIndex? = nil,
         created: Int64, modified: Int64
@@ -107,7 +107,7 @@ extension StoreKeyring {
         return bytes.bytes
     }
 
-    /// Seals a change-log entry: the kind, tier, space and user of each change, in order, bound
+    /// Encrypts a change-log entry: the kind, tier, space and user of each change, in order, bound
     /// to the entry's sequence number and writer.
     func encryptChanges(_ changes: ArraySlice<CredentialChange>, sequence: Int64, writer: [UInt8], processID: Int32) -> [UInt8] {
         var plain = ByteWriter(capacity: changes.count * 96)

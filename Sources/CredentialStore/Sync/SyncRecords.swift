@@ -30,7 +30,7 @@ extension StoreKeyring {
         return writer.bytes
     }
 
-    /// Seals an item register; pass the blind indexes when the caller already has them.
+    /// Encrypts an item register; pass the blind indexes when the caller already has them.
     func encrypt(_ state: SyncItemState, spaceIndex knownSpaceIndex: BlindIndex? = nil, userIndex knownUserIndex: BlindIndex? = nil) -> SealedSyncItem {
         let spaceIndex = knownSpaceIndex ?? spaceIndex(state.space)
         let userIndex = knownUserIndex ?? userIndex(spaceIndex: spaceIndex, user: state.user)
@@ -111,7 +111,7 @@ extension StoreKeyring {
         blindIndex(.trustedKey, publicKey.bytes)
     }
 
-    /// Seals a trusted device's key with when it was trusted and when its last bundle was merged
+    /// Encrypts a trusted device's key with when it was trusted and when its last bundle was merged
     /// (milliseconds; nil unknown or never). The times sit inside the sealed value, so the table
     /// seal, which covers that value, covers them too.
     func encryptTrustedKey(_ publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil) -> [UInt8] {
