@@ -11,7 +11,7 @@ struct StoreKeyring: Sendable {
     /// The subkeys derived from the root key, by their crypto_kdf id, fixed for the life of the
     /// format. A subkey does one job, so a value made under one can never pass for another's.
     enum Subkey: UInt64, CaseIterable {
-        /// Encrypts and authenticates every field (``StoreKeyring/encrypt(_:ad:)-([UInt8],_)``).
+        /// Encrypts and authenticates every field (`StoreKeyring.encrypt(_:ad:)`).
         case fieldEncryption = 1
         /// Keys the blind indexes (``StoreKeyring/blindIndex(_:_:)``).
         case blindIndex = 2

@@ -9,7 +9,7 @@ public enum BundleProtection: Sendable, CustomStringConvertible {
     /// The device keys of the stores that may open it, in their text form (`csdev1:…`, a
     /// ``DeviceKey``'s `description`). The bundle is signed with this store's device key.
     ///
-    /// ``recipients(_:)-(DeviceKey)`` takes the keys themselves.
+    /// The static `recipients(_:)` that takes ``DeviceKey`` values makes the same protection from the keys themselves.
     case recipients([String])
 
     /// The device keys of the stores that may open it. The bundle is signed with this store's

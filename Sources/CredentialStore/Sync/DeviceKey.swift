@@ -106,7 +106,7 @@ extension CredentialStorage {
         _ = try DeviceKey(publicKey)
     }
 
-    /// Trusts the device whose key has this text form; see ``trustDevice(_:)-(DeviceKey)``.
+    /// Trusts the device whose key has this text form; see `trustDevice(_:)` with a ``DeviceKey``.
     ///
     /// - Throws: `invalidInput` when the text is not a device key.
     @available(*, deprecated, message: "use trustDevice(_:) with a DeviceKey")
@@ -114,7 +114,7 @@ extension CredentialStorage {
         try trustDevice(DeviceKey(publicKey))
     }
 
-    /// Stops trusting the device whose key has this text form; see ``untrustDevice(_:)-(DeviceKey)``.
+    /// Stops trusting the device whose key has this text form; see `untrustDevice(_:)` with a ``DeviceKey``.
     ///
     /// - Throws: `invalidInput` when the text is not a device key, `notFound` when this store
     ///   does not trust that device.
