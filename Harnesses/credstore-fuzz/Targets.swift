@@ -59,10 +59,10 @@ final class BundleTarget: @unchecked Sendable {
         _ = try sender.remove(Credential(user: "user2", password: "", persistence: .synchronizable),
                           for: ProtectionSpace(host: "host2.example.com", port: 443, protocol: "https", realm: "realm"),
                           options: [.removeSynchronizable])
-        try storage.trustDevice(try sender.devicePublicKey)
+        try storage.trustDevice(try sender.deviceKey)
         var seeds: [[UInt8]] = []
         let seed = directory.appendingPathComponent("seed.csbundle")
-        try sender.exportSynchronizable(to: seed, protection: .recipients([try storage.devicePublicKey]))
+        try sender.exportSynchronizable(to: seed, protection: .recipients([try storage.deviceKey]))
         seeds.append([UInt8](try Data(contentsOf: seed)))
         self.seeds = seeds
     }

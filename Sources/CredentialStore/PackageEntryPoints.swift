@@ -60,11 +60,11 @@ extension CredentialStorage {
     /// and `defaults`, to `url`.
     ///
     /// - Parameters:
-    ///   - recipients: Device public keys as ``devicePublicKey`` shows them.
+    ///   - recipients: The device keys of the stores that may open it.
     ///   - itemLimit: The largest encoded item the writer accepts; nil is the reader's limit.
     package func writeSignedBundle(
         items: [SignedBundleItem], defaults: [SignedBundleDefault] = [], created: Int64,
-        recipients: [String], itemLimit: Int? = nil, to url: URL
+        recipients: [DeviceKey], itemLimit: Int? = nil, to url: URL
     ) throws {
         let device = try deviceIdentity()
         let contents = BundleContents(
@@ -77,7 +77,7 @@ extension CredentialStorage {
                 BundleDefault(space: $0.space, user: $0.user, stamp: HybridTimestamp(wall: $0.wall, counter: $0.counter, device: device.deviceID))
             })
         let bytes = try BundleFormat.write(
-            contents, protection: .recipients(try recipients.map(DeviceIdentity.publicKey(fromText:))), signer: device,
+            contents, protection: .recipients(recipients), signer: device,
             itemLimit: itemLimit ?? BundleFormat.maximumItemBytes)
         try Data(bytes).write(to: url)
     }

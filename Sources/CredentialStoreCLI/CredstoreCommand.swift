@@ -100,7 +100,8 @@ public struct CredstoreCommand: AsyncParsableCommand {
         case let failure as CommandFailure:
             (status, message) = (failure.exitCode, failure.message)
         case let failure as CredentialStorageError:
-            (status, message) = (failure.code.exitCode, failure.message)
+            let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+            (status, message) = (failure.code.exitCode, failure.messageWithAdvice(command: arguments.first(where: names.contains)))
         case let exit as ExitCode:
             return exit.rawValue
         default:

@@ -7,13 +7,12 @@ public func nowMillis() -> Int64 {
 }
 
 extension CredentialStorage {
-    /// Writes a bundle signed by this store's device, for `recipients` (device keys as
-    /// ``CredentialStorage/devicePublicKey`` shows them), holding exactly `items` and `defaults`,
+    /// Writes a bundle signed by this store's device, for the devices `recipients`, holding exactly `items` and `defaults`,
     /// to `url`: the bundles an export never writes (old or future stamps, invalid fields, more
     /// items at once than a test could `set`).
     package func writeBundle(
         _ items: [SignedBundleItem], defaults: [SignedBundleDefault] = [], created: Int64 = nowMillis(),
-        for recipients: [String], itemLimit: Int? = nil, to url: URL
+        for recipients: [DeviceKey], itemLimit: Int? = nil, to url: URL
     ) throws {
         try writeSignedBundle(items: items, defaults: defaults, created: created, recipients: recipients, itemLimit: itemLimit, to: url)
     }
@@ -36,7 +35,7 @@ public enum LargeImport {
 
     /// Fills `store` with the old state, trusting `sender`.
     public static func prepare(_ store: CredentialStorage, trusting sender: CredentialStorage) throws {
-        try store.trustDevice(try sender.devicePublicKey)
+        try store.trustDevice(try sender.deviceKey)
         for index in 0..<oldCount {
             try store.set(Credential(user: "old-user-\(index)", password: "old-\(index)", persistence: .synchronizable), for: space(index))
         }
@@ -45,8 +44,8 @@ public enum LargeImport {
         }
     }
 
-    /// Writes the bundle, signed by `sender`, for `recipient` (a device key as shown), to `url`.
-    public static func writeBundle(from sender: CredentialStorage, for recipient: String, to url: URL) throws {
+    /// Writes the bundle, signed by `sender`, for the device `recipient`, to `url`.
+    public static func writeBundle(from sender: CredentialStorage, for recipient: DeviceKey, to url: URL) throws {
         let now = nowMillis()
         var items: [SignedBundleItem] = []
         items.reserveCapacity(total)

@@ -7,12 +7,8 @@
 /// differs: ``CredentialStorageError/Code/wrongKey``) from a damaged slot (commitment matches but
 /// the wrapped key fails authentication: ``CredentialStorageError/Code/corrupt``).
 struct KeySlot: Hashable, Sendable {
-    enum Kind: String, Sendable {
-        case keyFile = "keyfile"
-        case passphrase
-    }
-
-    var kind: Kind
+    /// What opens this slot: a key file or a passphrase.
+    var kind: StoreProtection
     /// Argon2id salt and cost, for a passphrase slot.
     var salt: [UInt8]?
     var cost: Sodium.PasswordHashCost?
@@ -21,11 +17,11 @@ struct KeySlot: Hashable, Sendable {
 
     /// Wraps `root` under `kek`, binding the wrap to this store, this slot kind and this key generation.
     static func make(
-        kind: Kind, kek: SecureBytes, root: SecureBytes, header: StoreHeader,
+        kind: StoreProtection, kek: SecureBytes, root: SecureBytes, header: StoreHeader,
         salt: [UInt8]? = nil, cost: Sodium.PasswordHashCost? = nil
     ) -> KeySlot {
         let ad = associatedData(kind: kind, header: header)
-        let wrapped = root.withUnsafeBytes { Sodium.seal($0, key: kek, ad: ad) }
+        let wrapped = root.withUnsafeBytes { Sodium.encrypt($0, key: kek, ad: ad) }
         return KeySlot(
             kind: kind, salt: salt, cost: cost,
             commitment: commitment(kek: kek, kind: kind, header: header), wrappedRootKey: wrapped)
@@ -39,7 +35,7 @@ struct KeySlot: Hashable, Sendable {
                 : "the key file does not unlock this store; pass the key file the store was created with")
         }
         let root = try wrappedRootKey.withUnsafeBytes { raw in
-            try Sodium.open(raw, key: kek, ad: Self.associatedData(kind: kind, header: header)) { plain in
+            try Sodium.decrypt(raw, key: kek, ad: Self.associatedData(kind: kind, header: header)) { plain in
                 try SecureBytes(copying: plain)
             }
         }
@@ -49,11 +45,11 @@ struct KeySlot: Hashable, Sendable {
         return root
     }
 
-    private static func associatedData(kind: Kind, header: StoreHeader) -> [UInt8] {
+    private static func associatedData(kind: StoreProtection, header: StoreHeader) -> [UInt8] {
         var writer = ByteWriter()
         writer.append("credstore key slot v1")
         writer.append(raw: header.storeID)
-        writer.append(kind.rawValue)
+        writer.append(kind.slotName)
         writer.append(Int64(header.format))
         writer.append(header.keyGeneration)
         return writer.bytes
@@ -61,10 +57,10 @@ struct KeySlot: Hashable, Sendable {
 
     /// Commits to the key alone (and the slot kind): a damaged header then fails the unwrap, whose
     /// associated data binds it, and reads as `corrupt`, never as a wrong key.
-    private static func commitment(kek: SecureBytes, kind: Kind, header _: StoreHeader) -> [UInt8] {
+    private static func commitment(kek: SecureBytes, kind: StoreProtection, header _: StoreHeader) -> [UInt8] {
         var writer = ByteWriter()
         writer.append("credstore key commitment v1")
-        writer.append(kind.rawValue)
+        writer.append(kind.slotName)
         return writer.bytes.withUnsafeBytes { Sodium.keyedHash($0, key: kek, outputBytes: 32) }
     }
 }
@@ -80,4 +76,25 @@ struct StoreHeader: Hashable, Sendable {
     /// Bumped by each rekey, so a slot wrapped for an older root key cannot be replayed.
     var keyGeneration: Int64
     var created: Int64
+}
+
+extension StoreProtection {
+    /// The kind's name in the key_slots table and in each slot's associated data and commitment.
+    /// Stores on disk spell a key file `keyfile`, unlike the public raw value, and the wrapped key
+    /// is bound to that spelling: it can never change.
+    var slotName: String {
+        switch self {
+        case .keyFile: "keyfile"
+        case .passphrase: "passphrase"
+        }
+    }
+
+    /// The kind a slot row names; nil for a name no build writes.
+    init?(slotName: String) {
+        switch slotName {
+        case "keyfile": self = .keyFile
+        case "passphrase": self = .passphrase
+        default: return nil
+        }
+    }
 }

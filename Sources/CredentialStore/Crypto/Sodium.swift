@@ -23,7 +23,7 @@ enum Sodium {
     }
 
     /// XChaCha20-Poly1305 with a random nonce; returns nonce ‖ ciphertext ‖ tag.
-    static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, ad: [UInt8]) -> [UInt8] {
+    static func encrypt(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, ad: [UInt8]) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: aeadNonceBytes + plaintext.count + aeadTagBytes)
         output.withUnsafeMutableBytes { out in
             let nonce = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -41,9 +41,9 @@ enum Sodium {
         return output
     }
 
-    /// Opens what ``seal(_:key:ad:)`` made and hands the plaintext to `body`, zeroing it afterwards.
+    /// Decrypts what ``encrypt(_:key:ad:)`` made and hands the plaintext to `body`, zeroing it afterwards.
     /// Returns nil when the tag does not verify (wrong key, wrong associated data, or altered bytes).
-    static func open<R>(
+    static func decrypt<R>(
         _ sealed: UnsafeRawBufferPointer, key: SecureBytes, ad: [UInt8],
         _ body: (UnsafeRawBufferPointer) throws -> R
     ) rethrows -> R? {

@@ -1,9 +1,9 @@
 /// A credential row as the database holds it: blind indexes, tier and timestamps in the clear;
 /// the space, and the user with the password, sealed, each bound to all the clear columns.
 struct SealedCredential: Hashable, Sendable {
-    var spaceIndex: [UInt8]
-    var userIndex: [UInt8]
-    var originIndex: [UInt8]
+    var spaceIndex: BlindIndex
+    var userIndex: BlindIndex
+    var originIndex: BlindIndex
     var persistence: Persistence
     var created: Int64
     var modified: Int64
@@ -14,8 +14,8 @@ struct SealedCredential: Hashable, Sendable {
 
 /// The default choice of one space: the chosen user's blind index and sealed name.
 struct SealedDefault: Hashable, Sendable {
-    var spaceIndex: [UInt8]
-    var userIndex: [UInt8]
+    var spaceIndex: BlindIndex
+    var userIndex: BlindIndex
     var sealedUser: [UInt8]
 }
 
@@ -32,8 +32,8 @@ struct SealedChangeEntry: Hashable, Sendable {
 /// The sync state of one synchronizable item (live or tombstone), sealed; the flag and wall time
 /// are clear for tombstone expiry and bound into the seal.
 struct SealedSyncItem: Hashable, Sendable {
-    var spaceIndex: [UInt8]
-    var userIndex: [UInt8]
+    var spaceIndex: BlindIndex
+    var userIndex: BlindIndex
     var deleted: Bool
     var wall: Int64
     var sealedState: [UInt8]
@@ -41,7 +41,7 @@ struct SealedSyncItem: Hashable, Sendable {
 
 /// The last-writer-wins default choice of one space, sealed.
 struct SealedSyncDefault: Hashable, Sendable {
-    var spaceIndex: [UInt8]
+    var spaceIndex: BlindIndex
     var sealedState: [UInt8]
 }
 
@@ -113,11 +113,11 @@ protocol CredentialRepositoryReading {
     func keyGeneration() throws -> Int64?
     /// The credentials of a space and its default choice (always read, so that a dangling one
     /// is noticed), in one snapshot.
-    func space(_ spaceIndex: [UInt8]) throws -> SealedSpace
-    func credential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedCredential?
-    func credentials(origin originIndex: [UInt8]) throws -> [SealedCredential]
-    func defaultChoice(space spaceIndex: [UInt8]) throws -> SealedDefault?
-    func defaultChoices(spaces spaceIndexes: Set<[UInt8]>) throws -> [[UInt8]: SealedDefault]
+    func space(_ spaceIndex: BlindIndex) throws -> SealedSpace
+    func credential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws -> SealedCredential?
+    func credentials(origin originIndex: BlindIndex) throws -> [SealedCredential]
+    func defaultChoice(space spaceIndex: BlindIndex) throws -> SealedDefault?
+    func defaultChoices(spaces spaceIndexes: Set<BlindIndex>) throws -> [BlindIndex: SealedDefault]
     func allCredentials() throws -> [SealedCredential]
     func allDefaultChoices() throws -> [SealedDefault]
     /// The newest change-log entry's sequence number, and how many changes the log has held up to
@@ -137,12 +137,12 @@ protocol CredentialRepositoryReading {
 
     // Sync
     func device() throws -> SealedDevice?
-    func trustedDevice(keyIndex: [UInt8]) throws -> [UInt8]?
-    func allTrustedDevices() throws -> [(keyIndex: [UInt8], sealedPublicKey: [UInt8])]
+    func trustedDevice(keyIndex: BlindIndex) throws -> [UInt8]?
+    func allTrustedDevices() throws -> [(keyIndex: BlindIndex, sealedPublicKey: [UInt8])]
     func syncClock() throws -> (wall: Int64, counter: Int64)?
-    func syncItem(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedSyncItem?
+    func syncItem(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws -> SealedSyncItem?
     func allSyncItems() throws -> [SealedSyncItem]
-    func syncDefault(space spaceIndex: [UInt8]) throws -> SealedSyncDefault?
+    func syncDefault(space spaceIndex: BlindIndex) throws -> SealedSyncDefault?
     func allSyncDefaults() throws -> [SealedSyncDefault]
 }
 
@@ -156,12 +156,12 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func upsert(_ credential: SealedCredential) throws
     /// Empties the credential and default tables (rekey re-seals everything in the same transaction).
     func deleteAllCredentials() throws
-    func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws
+    func deleteCredential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws
     func setDefaultChoice(_ choice: SealedDefault) throws
-    func deleteDefaultChoice(space spaceIndex: [UInt8]) throws
+    func deleteDefaultChoice(space spaceIndex: BlindIndex) throws
     func setDevice(_ device: SealedDevice) throws
-    func addTrustedDevice(keyIndex: [UInt8], sealedPublicKey: [UInt8]) throws
-    func removeTrustedDevice(keyIndex: [UInt8]) throws
+    func addTrustedDevice(keyIndex: BlindIndex, sealedPublicKey: [UInt8]) throws
+    func removeTrustedDevice(keyIndex: BlindIndex) throws
     func setSyncClock(wall: Int64, counter: Int64) throws
     func upsertSyncItem(_ item: SealedSyncItem) throws
     /// Drops tombstones whose wall time is before `wall`.

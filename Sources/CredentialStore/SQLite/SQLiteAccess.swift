@@ -46,7 +46,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         try db.cachedStatement(sql: """
             SELECT kind, kdf_salt, kdf_opslimit, kdf_memlimit, commitment, wrapped_root_key FROM key_slots
             """).forEachRawRow(values: []) { row in
-            guard let kindName = row.text(0), let kind = KeySlot.Kind(rawValue: kindName),
+            guard let kindName = row.text(0), let kind = StoreProtection(slotName: kindName),
                   let commitment = row.blob(4), let wrapped = row.blob(5)
             else {
                 throw CredentialStorageError(.corrupt, "a key slot of the store is damaged; restore the store from a backup")
@@ -89,7 +89,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return generation
     }
 
-    func space(_ spaceIndex: [UInt8]) throws -> SealedSpace {
+    func space(_ spaceIndex: BlindIndex) throws -> SealedSpace {
         // The rows and, always, the default choice: a choice
         // naming a row that is gone is the trace of a deleted credential, and only a read of the
         // choice can notice it (a space with one row left would otherwise answer with that row).
@@ -100,7 +100,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         try statement.forEachRawRow(binding: [spaceIndex]) { row in
             if row.isNull(2) {
                 guard let user = row.blob(1), let sealed = row.blob(6) else { throw Self.damagedRow }
-                result.defaultChoice = SealedDefault(spaceIndex: spaceIndex, userIndex: user, sealedUser: sealed)
+                result.defaultChoice = SealedDefault(spaceIndex: spaceIndex, userIndex: BlindIndex(user), sealedUser: sealed)
             } else {
                 result.credentials.append(try Self.credential(row))
             }
@@ -108,30 +108,30 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return result
     }
 
-    func credential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedCredential? {
+    func credential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws -> SealedCredential? {
         let statement = try db.cachedStatement(sql: Self.credentialByKeySQL)
         var result: SealedCredential?
         try statement.forEachRawRow(binding: [spaceIndex, userIndex]) { result = try Self.credential($0) }
         return result
     }
 
-    func credentials(origin originIndex: [UInt8]) throws -> [SealedCredential] {
+    func credentials(origin originIndex: BlindIndex) throws -> [SealedCredential] {
         let statement = try db.cachedStatement(sql: "SELECT \(Self.credentialColumns) FROM credentials WHERE origin_index = ?")
         return try Row.fetchAll(statement, arguments: [Data(originIndex)]).map(Self.credential)
     }
 
-    func defaultChoice(space spaceIndex: [UInt8]) throws -> SealedDefault? {
+    func defaultChoice(space spaceIndex: BlindIndex) throws -> SealedDefault? {
         let statement = try db.cachedStatement(sql: "SELECT user_index, sealed_user FROM default_choices WHERE space_index = ?")
         var result: SealedDefault?
         try statement.forEachRawRow(binding: [spaceIndex]) { row in
             guard let user = row.blob(0), let sealed = row.blob(1) else { throw Self.damagedRow }
-            result = SealedDefault(spaceIndex: spaceIndex, userIndex: user, sealedUser: sealed)
+            result = SealedDefault(spaceIndex: spaceIndex, userIndex: BlindIndex(user), sealedUser: sealed)
         }
         return result
     }
 
-    func defaultChoices(spaces spaceIndexes: Set<[UInt8]>) throws -> [[UInt8]: SealedDefault] {
-        var result: [[UInt8]: SealedDefault] = [:]
+    func defaultChoices(spaces spaceIndexes: Set<BlindIndex>) throws -> [BlindIndex: SealedDefault] {
+        var result: [BlindIndex: SealedDefault] = [:]
         for spaceIndex in spaceIndexes {
             result[spaceIndex] = try defaultChoice(space: spaceIndex)
         }
@@ -145,7 +145,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     func allDefaultChoices() throws -> [SealedDefault] {
         try Row.fetchAll(db, sql: "SELECT space_index, user_index, sealed_user FROM default_choices").map { row in
             guard let space = row[0] as Data? else { throw Self.damagedRow }
-            return try Self.defaultChoice(spaceIndex: [UInt8](space), row[1], row[2])
+            return try Self.defaultChoice(spaceIndex: BlindIndex(space), row[1], row[2])
         }
     }
 
@@ -180,7 +180,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return result
     }
 
-    func trustedDevice(keyIndex: [UInt8]) throws -> [UInt8]? {
+    func trustedDevice(keyIndex: BlindIndex) throws -> [UInt8]? {
         var result: [UInt8]?
         try db.cachedStatement(sql: "SELECT sealed_public_key FROM trusted_devices WHERE key_index = ?").forEachRawRow(binding: [keyIndex]) { row in
             result = row.blob(0)
@@ -188,11 +188,11 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return result
     }
 
-    func allTrustedDevices() throws -> [(keyIndex: [UInt8], sealedPublicKey: [UInt8])] {
-        var result: [(keyIndex: [UInt8], sealedPublicKey: [UInt8])] = []
+    func allTrustedDevices() throws -> [(keyIndex: BlindIndex, sealedPublicKey: [UInt8])] {
+        var result: [(keyIndex: BlindIndex, sealedPublicKey: [UInt8])] = []
         try db.cachedStatement(sql: "SELECT key_index, sealed_public_key FROM trusted_devices").forEachRawRow(binding: []) { row in
             guard let index = row.blob(0), let sealed = row.blob(1) else { throw Self.damagedRow }
-            result.append((index, sealed))
+            result.append((BlindIndex(index), sealed))
         }
         return result
     }
@@ -209,10 +209,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         // The flag is 0 or 1: any other value would read as one of them and pass authentication.
         guard let space = row.blob(0), let user = row.blob(1), let sealed = row.blob(4), let deleted = row.integer(2), deleted == 0 || deleted == 1
         else { throw damagedRow }
-        return SealedSyncItem(spaceIndex: space, userIndex: user, deleted: row.int64(2) != 0, wall: row.int64(3), sealedState: sealed)
+        return SealedSyncItem(spaceIndex: BlindIndex(space), userIndex: BlindIndex(user), deleted: row.int64(2) != 0, wall: row.int64(3), sealedState: sealed)
     }
 
-    func syncItem(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws -> SealedSyncItem? {
+    func syncItem(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws -> SealedSyncItem? {
         var result: SealedSyncItem?
         try db.cachedStatement(sql: Self.syncItemByKeySQL)
             .forEachRawRow(binding: [spaceIndex, userIndex]) { result = try Self.syncItem($0) }
@@ -225,7 +225,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         return result
     }
 
-    func syncDefault(space spaceIndex: [UInt8]) throws -> SealedSyncDefault? {
+    func syncDefault(space spaceIndex: BlindIndex) throws -> SealedSyncDefault? {
         var result: SealedSyncDefault?
         try db.cachedStatement(sql: "SELECT sealed_state FROM sync_defaults WHERE space_index = ?").forEachRawRow(binding: [spaceIndex]) { row in
             guard let sealed = row.blob(0) else { throw Self.damagedRow }
@@ -238,7 +238,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         var result: [SealedSyncDefault] = []
         try db.cachedStatement(sql: "SELECT space_index, sealed_state FROM sync_defaults").forEachRawRow(binding: []) { row in
             guard let space = row.blob(0), let sealed = row.blob(1) else { throw Self.damagedRow }
-            result.append(SealedSyncDefault(spaceIndex: space, sealedState: sealed))
+            result.append(SealedSyncDefault(spaceIndex: BlindIndex(space), sealedState: sealed))
         }
         return result
     }
@@ -253,7 +253,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
             arguments: [Data(device.deviceID), Data(device.publicKey), Data(device.sealedSecretKey)])
     }
 
-    func addTrustedDevice(keyIndex: [UInt8], sealedPublicKey: [UInt8]) throws {
+    func addTrustedDevice(keyIndex: BlindIndex, sealedPublicKey: [UInt8]) throws {
         if let journal {
             if let old = try fingerprint(.trustedDevices, [keyIndex]) { journal.removed.append(old) }
             journal.added.append(SealedRowFingerprint(trustedKeyIndex: keyIndex, sealedPublicKey: sealedPublicKey))
@@ -263,7 +263,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
             arguments: [Data(keyIndex), Data(sealedPublicKey)])
     }
 
-    func removeTrustedDevice(keyIndex: [UInt8]) throws {
+    func removeTrustedDevice(keyIndex: BlindIndex) throws {
         if let journal, let old = try fingerprint(.trustedDevices, [keyIndex]) { journal.removed.append(old) }
         try db.execute(sql: "DELETE FROM trusted_devices WHERE key_index = ?", arguments: [Data(keyIndex)])
     }
@@ -345,7 +345,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
                 INSERT INTO key_slots (kind, kdf_salt, kdf_opslimit, kdf_memlimit, commitment, wrapped_root_key)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [
-                    slot.kind.rawValue, slot.salt.map { Data($0) },
+                    slot.kind.slotName, slot.salt.map { Data($0) },
                     slot.cost.map { Int64(clamping: $0.opsLimit) }, slot.cost.map { Int64($0.memLimit) },
                     Data(slot.commitment), Data(slot.wrappedRootKey),
                 ])
@@ -379,7 +379,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         try db.execute(sql: "DELETE FROM credentials; DELETE FROM default_choices")
     }
 
-    func deleteCredential(space spaceIndex: [UInt8], user userIndex: [UInt8]) throws {
+    func deleteCredential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws {
         if let journal, let old = try fingerprint(.credentials, [spaceIndex, userIndex]) {
             journal.removed.append(old)
             journal.retiredSecrets = true
@@ -401,7 +401,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         journal?.added.append(SealedRowFingerprint(choice))
     }
 
-    func deleteDefaultChoice(space spaceIndex: [UInt8]) throws {
+    func deleteDefaultChoice(space spaceIndex: BlindIndex) throws {
         if let journal, let old = try fingerprint(.defaultChoices, [spaceIndex]) { journal.removed.append(old) }
         try db.cachedStatement(sql: "DELETE FROM default_choices WHERE space_index = ?").executeRaw([.blob(spaceIndex)])
     }
@@ -503,7 +503,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     /// The fingerprint of the row of `table` with primary key `key` (none for the one-row
     /// tables), if there is one.
-    private func fingerprint(_ table: SealedRowFingerprint.Table, _ key: [[UInt8]]) throws -> SealedRowFingerprint? {
+    private func fingerprint(_ table: SealedRowFingerprint.Table, _ key: [BlindIndex]) throws -> SealedRowFingerprint? {
         var result: SealedRowFingerprint?
         try db.cachedStatement(sql: Self.fingerprintByKeySQL[table]!).forEachRawRow(binding: key) { row in
             result = Self.fingerprint(table, row)
@@ -558,7 +558,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
 
     // MARK: Row decoding
 
-    private static let damagedRow = CredentialStorageError(.corrupt, "a row of the store is damaged; run `credstore verify` and restore from a backup")
+    private static let damagedRow = CredentialStorageError(.corrupt, "a row of the store is damaged; verify the store and restore it from a backup")
 
     private static func credential(_ row: RawRow) throws -> SealedCredential {
         guard let space = row.blob(0), let user = row.blob(1), let origin = row.blob(2),
@@ -566,7 +566,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
               let sealedSpace = row.blob(6), let sealedCredential = row.blob(7)
         else { throw damagedRow }
         return SealedCredential(
-            spaceIndex: space, userIndex: user, originIndex: origin, persistence: persistence,
+            spaceIndex: BlindIndex(space), userIndex: BlindIndex(user), originIndex: BlindIndex(origin), persistence: persistence,
             created: row.int64(4), modified: row.int64(5),
             sealedSpace: sealedSpace, sealedCredential: sealedCredential)
     }
@@ -577,14 +577,14 @@ struct SQLiteAccess: CredentialRepositoryWriting {
               let sealedSpace = row[6] as Data?, let sealedCredential = row[7] as Data?
         else { throw damagedRow }
         return SealedCredential(
-            spaceIndex: [UInt8](space), userIndex: [UInt8](user), originIndex: [UInt8](origin),
+            spaceIndex: BlindIndex(space), userIndex: BlindIndex(user), originIndex: BlindIndex(origin),
             persistence: persistence, created: created, modified: modified,
             sealedSpace: [UInt8](sealedSpace), sealedCredential: [UInt8](sealedCredential))
     }
 
-    private static func defaultChoice(spaceIndex: [UInt8], _ user: DatabaseValue, _ sealed: DatabaseValue) throws -> SealedDefault {
+    private static func defaultChoice(spaceIndex: BlindIndex, _ user: DatabaseValue, _ sealed: DatabaseValue) throws -> SealedDefault {
         guard let user = Data.fromDatabaseValue(user), let sealed = Data.fromDatabaseValue(sealed) else { throw damagedRow }
-        return SealedDefault(spaceIndex: spaceIndex, userIndex: [UInt8](user), sealedUser: [UInt8](sealed))
+        return SealedDefault(spaceIndex: spaceIndex, userIndex: BlindIndex(user), sealedUser: [UInt8](sealed))
     }
 
     /// Disk tiers as stored. A value outside these is damage (or tampering, which the row's

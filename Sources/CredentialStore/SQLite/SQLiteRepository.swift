@@ -310,11 +310,11 @@ final class SQLiteRepository: CredentialRepository {
             throw error
         } catch is RowDecodingError {
             // A column of an unexpected type (a NULL where a value must be): damage, not a bug.
-            throw CredentialStorageError(.corrupt, "the store's database holds a value of the wrong type; run `credstore verify` and restore from a backup")
+            throw CredentialStorageError(.corrupt, "the store's database holds a value of the wrong type; verify the store and restore it from a backup")
         } catch let error as DatabaseError {
             switch error.resultCode {
             case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT:
-                throw CredentialStorageError(.corrupt, "the store's database is damaged (\(error.resultCode)); run `credstore verify` and restore from a backup")
+                throw CredentialStorageError(.corrupt, "the store's database is damaged (\(error.resultCode)); verify the store and restore it from a backup")
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 throw CredentialStorageError(.io, "the store stayed locked by another process for \(Int(busyTimeout)) s; retry when it is done")
             case .SQLITE_FULL:
@@ -322,7 +322,7 @@ final class SQLiteRepository: CredentialRepository {
             case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN, .SQLITE_AUTH:
                 throw CredentialStorageError(.io, "the store cannot be opened for writing (\(error.resultCode)); check the file and its folder")
             case .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_ERROR:
-                throw CredentialStorageError(.corrupt, "the store's schema is not what credstore expects (\(error.resultCode)); run `credstore verify`")
+                throw CredentialStorageError(.corrupt, "the store's schema is not what credstore expects (\(error.resultCode)); verify the store and restore it from a backup")
             default:
                 throw CredentialStorageError(.io, "the store could not be read or written (\(error.resultCode))")
             }

@@ -43,12 +43,12 @@ extension CredentialStorage {
             let defaultUsers = Dictionary(choices.map { ($0.spaceIndex, $0.userIndex) }, uniquingKeysWith: { first, _ in first })
             let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
             // One snapshot, so a choice without its row is tampering, not a race with a writer.
-            let rowKeys = Set(rows.map { $0.spaceIndex + $0.userIndex })
-            guard choices.allSatisfy({ rowKeys.contains($0.spaceIndex + $0.userIndex) }) else { throw Self.danglingDefault }
+            let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
+            guard choices.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw Self.danglingDefault }
             return try rows.map { row in
-                let space = try keys.openSpace(row)
-                let user = try keys.openUser(row)
-                guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeys.tampered }
+                let space = try keys.decryptSpace(row)
+                let user = try keys.decryptUser(row)
+                guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeyring.tampered }
                 let chosen = defaultUsers[row.spaceIndex]
                 let isDefault = chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1)
                 return CredentialEntry(
@@ -88,18 +88,18 @@ extension CredentialStorage {
         let (rows, choices) = try repository.snapshotRead { try ($0.allCredentials(), $0.allDefaultChoices()) }
         for (position, row) in rows.enumerated() {
             do {
-                _ = try keys.openAll(row)
+                _ = try keys.decryptAll(row)
                 report.credentialsChecked += 1
             } catch {
                 report.problems.append("credential row \(position + 1) fails authentication: it was altered, or moved from another row")
                 report.authenticationFailures += 1
             }
         }
-        let rowKeys = Set(rows.map { $0.spaceIndex + $0.userIndex })
+        let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
         for (position, choice) in choices.enumerated() {
             do {
-                _ = try keys.openDefault(choice)
-                if !rowKeys.contains(choice.spaceIndex + choice.userIndex) {
+                _ = try keys.decryptDefault(choice)
+                if !rowKeys.contains(choice.spaceIndex.bytes + choice.userIndex.bytes) {
                     report.problems.append("default choice \(position + 1) names a credential that does not exist")
                     report.authenticationFailures += 1
                 }
@@ -124,7 +124,7 @@ extension CredentialStorage {
 
     /// Opens every sync register, sync default, the device identity and every trusted key, and
     /// checks that synchronizable credentials and live sync registers pair up, key for key.
-    private func verifySyncState(keys: StoreKeys, into report: inout VerificationReport) throws {
+    private func verifySyncState(keys: StoreKeyring, into report: inout VerificationReport) throws {
         let (items, defaults, device, trusted, unpaired) = try repository.snapshotRead { reader in
             (try reader.allSyncItems(), try reader.allSyncDefaults(), try reader.device(), try reader.allTrustedDevices(),
              try reader.unpairedSyncItems())
@@ -133,17 +133,17 @@ extension CredentialStorage {
             report.problems.append(problem)
             report.authenticationFailures += 1
         }
-        for (position, item) in items.enumerated() where (try? keys.open(item)) == nil {
+        for (position, item) in items.enumerated() where (try? keys.decrypt(item)) == nil {
             fail("sync register \(position + 1) fails authentication: it was altered, or moved from another row")
         }
-        for (position, choice) in defaults.enumerated() where (try? keys.open(choice)) == nil {
+        for (position, choice) in defaults.enumerated() where (try? keys.decrypt(choice)) == nil {
             fail("sync default \(position + 1) fails authentication")
         }
-        if let device, (try? keys.openDeviceSecret(device)) == nil {
+        if let device, (try? keys.decryptDeviceSecret(device)) == nil {
             fail("the device identity fails authentication")
         }
         for (position, entry) in trusted.enumerated() {
-            guard let key = keys.openTrustedKey(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey), keys.trustedKeyIndex(key) == entry.keyIndex else {
+            guard let key = keys.decryptTrustedKey(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey), keys.trustedKeyIndex(key) == entry.keyIndex else {
                 fail("trusted device \(position + 1) fails authentication")
                 continue
             }
@@ -157,7 +157,7 @@ extension CredentialStorage {
     }
 
     /// Whether the store is unlocked by a passphrase (rather than a key file).
-    public var isPassphraseProtected: Bool { keyHolder.slotKind == .passphrase }
+    public var isPassphraseProtected: Bool { keyHolder.protection == .passphrase }
 
     /// Changes the passphrase of a passphrase store: rewraps the root key under the new one, in
     /// one transaction. The rows are untouched; other processes keep working.
@@ -187,54 +187,54 @@ extension CredentialStorage {
     /// - Throws: `tamperDetected` (and changes nothing) if a row does not open: run ``verify()``.
     public func rekey() throws {
         let kek = keyHolder.kek
-        let slotKind = keyHolder.slotKind
+        let protection = keyHolder.protection
         let newRoot = try SecureBytes.random(count: Sodium.aeadKeyBytes)
-        let newKeys = try StoreKeys(root: newRoot)
+        let newKeys = try StoreKeyring(root: newRoot)
         let (newGeneration, _) = try repository.write({ transaction -> (key: Int64, seal: Int64) in
-            guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == slotKind }) else {
+            guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == protection }) else {
                 throw CredentialStorageError(.corrupt, "the store's key slot is missing; restore the store from a backup")
             }
-            let oldKeys = try StoreKeys(root: try slot.unwrap(kek: kek, header: header))
+            let oldKeys = try StoreKeyring(root: try slot.unwrap(kek: kek, header: header))
             // Checked before anything is re-sealed: re-sealing tampered rows would launder them.
             let seal = try TableSealing.check(transaction, keys: oldKeys, storeID: header.storeID)
             let rows = try transaction.allCredentials()
             let choices = try transaction.allDefaultChoices()
-            var spaces: [[UInt8]: ProtectionSpace] = [:]
+            var spaces: [BlindIndex: ProtectionSpace] = [:]
             var resealed: [SealedCredential] = []
             for row in rows {
-                let (space, credential) = try oldKeys.openAll(row)
+                let (space, credential) = try oldKeys.decryptAll(row)
                 spaces[row.spaceIndex] = space
-                resealed.append(newKeys.seal(credential, in: space, spaceIndex: newKeys.spaceIndex(space), created: row.created, modified: row.modified))
+                resealed.append(newKeys.encrypt(credential, in: space, spaceIndex: newKeys.spaceIndex(space), created: row.created, modified: row.modified))
             }
             let resealedChoices = try choices.compactMap { choice -> SealedDefault? in
-                let user = try oldKeys.openDefault(choice)
-                return spaces[choice.spaceIndex].map { newKeys.sealDefault(user: user, spaceIndex: newKeys.spaceIndex($0)) }
+                let user = try oldKeys.decryptDefault(choice)
+                return spaces[choice.spaceIndex].map { newKeys.encryptDefault(user: user, spaceIndex: newKeys.spaceIndex($0)) }
             }
             // The sync tables are sealed under the same subkeys.
-            let syncItems = try transaction.allSyncItems().map(oldKeys.open)
-            let syncDefaults = try transaction.allSyncDefaults().map(oldKeys.open)
-            let device = try transaction.device().map { ($0, try oldKeys.openDeviceSecret($0)) }
+            let syncItems = try transaction.allSyncItems().map(oldKeys.decrypt)
+            let syncDefaults = try transaction.allSyncDefaults().map(oldKeys.decrypt)
+            let device = try transaction.device().map { ($0, try oldKeys.decryptDeviceSecret($0)) }
             let trusted = try transaction.allTrustedDevices().map { entry in
-                guard let record = oldKeys.openTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeys.tampered }
+                guard let record = oldKeys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
                 return record
             }
             try transaction.deleteAllSyncState()
-            for state in syncItems { try transaction.upsertSyncItem(newKeys.seal(state)) }
-            for state in syncDefaults { try transaction.upsertSyncDefault(newKeys.seal(state)) }
+            for state in syncItems { try transaction.upsertSyncItem(newKeys.encrypt(state)) }
+            for state in syncDefaults { try transaction.upsertSyncDefault(newKeys.encrypt(state)) }
             if let (sealed, secret) = device {
                 try transaction.setDevice(SealedDevice(
                     deviceID: sealed.deviceID, publicKey: sealed.publicKey,
-                    sealedSecretKey: newKeys.sealDeviceSecret(secret, deviceID: sealed.deviceID, publicKey: sealed.publicKey)))
+                    sealedSecretKey: newKeys.encryptDeviceSecret(secret, deviceID: sealed.deviceID, publicKey: sealed.publicKey)))
             }
             for record in trusted {
                 try transaction.addTrustedDevice(
                     keyIndex: newKeys.trustedKeyIndex(record.publicKey),
-                    sealedPublicKey: newKeys.sealTrustedKey(record.publicKey, trusted: record.trusted, lastMerged: record.lastMerged))
+                    sealedPublicKey: newKeys.encryptTrustedKey(record.publicKey, trusted: record.trusted, lastMerged: record.lastMerged))
             }
 
             var newHeader = header
             newHeader.keyGeneration += 1
-            let newSlot = KeySlot.make(kind: slotKind, kek: kek, root: newRoot, header: newHeader, salt: slot.salt, cost: slot.cost)
+            let newSlot = KeySlot.make(kind: protection, kek: kek, root: newRoot, header: newHeader, salt: slot.salt, cost: slot.cost)
             try transaction.deleteAllCredentials()
             for row in resealed { try transaction.upsert(row) }
             for choice in resealedChoices { try transaction.setDefaultChoice(choice) }

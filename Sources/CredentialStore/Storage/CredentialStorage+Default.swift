@@ -54,5 +54,5 @@ extension SealedSpace {
 extension CredentialStorage {
     /// What a default choice that names no credential is.
     static let danglingDefault = CredentialStorageError(.tamperDetected,
-        "a default choice names a credential that is not in the store: a credential was deleted outside credstore; run `credstore verify` and restore the store from a backup")
+        "a default choice names a credential that is not in the store: a credential was deleted outside credstore; verify the store and restore it from a backup")
 }

@@ -44,7 +44,7 @@ extension CredentialStorage {
         var results: [(space: ProtectionSpace, credential: Credential)] = []
         var seen = Set<ProtectionSpace>()
         for (spaceIndex, group) in Dictionary(grouping: rows, by: \.spaceIndex) {
-            let candidate = try keys.openSpace(group[0])
+            let candidate = try keys.decryptSpace(group[0])
             seen.insert(candidate)
             let sealed = SealedSpace(credentials: group, defaultChoice: choices[spaceIndex])
             if let credential = try resolveDefault(session: sessionSpaces[candidate] ?? .init(), sealed: sealed, keys: keys) {

@@ -103,7 +103,7 @@ public final class CredentialStorage: Sendable {
     init(databaseURL: URL, opened: StoreOpener.Opened, logger: Logger) {
         self.databaseURL = databaseURL
         self.repository = opened.repository
-        let keyHolder = KeyHolder(keys: opened.keys, generation: opened.header.keyGeneration, kek: opened.kek, slotKind: opened.slotKind)
+        let keyHolder = KeyHolder(keys: opened.keys, generation: opened.header.keyGeneration, kek: opened.kek, protection: opened.protection)
         self.keyHolder = keyHolder
         self.header = opened.header
         self.anchor = opened.anchor
@@ -179,7 +179,7 @@ public final class CredentialStorage: Sendable {
             guard !sealed.defaultIsDangling else { throw Self.danglingDefault }
             var result: [String: Credential] = [:]
             for row in sealed.credentials {
-                let credential = try keys.openCredential(row)
+                let credential = try keys.decryptCredential(row)
                 result[credential.user] = credential
             }
             // This instance's session credentials win over a disk row another process wrote for the same user.
@@ -194,7 +194,7 @@ public final class CredentialStorage: Sendable {
             let (rows, sessionTier) = try repository.read { (try $0.allCredentials(), currentSession()) }
             var result: [ProtectionSpace: [String: Credential]] = [:]
             for row in rows {
-                let (space, credential) = try keys.openAll(row)
+                let (space, credential) = try keys.decryptAll(row)
                 result[space, default: [:]][credential.user] = credential
             }
             for (space, entry) in sessionTier.spaces where !entry.credentials.isEmpty {
@@ -221,12 +221,12 @@ public final class CredentialStorage: Sendable {
     }
 
     /// The store's current working keys.
-    var keys: StoreKeys { keyHolder.keys }
+    var keys: StoreKeyring { keyHolder.keys }
 
     /// Runs a read with the current keys. If it finds nothing, or fails authentication, and another
     /// process has rotated the root key meanwhile, follows the rotation and reads once more:
     /// a rekey elsewhere never turns into a false miss or a false tamper report here.
-    func readFollowingRekey<T>(_ body: (StoreKeys) throws -> T, isMiss: (T) -> Bool) throws -> T {
+    func readFollowingRekey<T>(_ body: (StoreKeyring) throws -> T, isMiss: (T) -> Bool) throws -> T {
         do {
             let result = try body(keys)
             guard isMiss(result), try followRekey() else { return result }
@@ -243,7 +243,7 @@ public final class CredentialStorage: Sendable {
     }
 
     /// The default rule over both tiers of one space.
-    func resolveDefault(session sessionSpace: SessionTier.Space, sealed: SealedSpace, keys: StoreKeys) throws -> Credential? {
+    func resolveDefault(session sessionSpace: SessionTier.Space, sealed: SealedSpace, keys: StoreKeyring) throws -> Credential? {
         // Before the session tier gets its say: a dangling choice is tampering whatever answers.
         guard !sealed.defaultIsDangling else { throw Self.danglingDefault }
         if let user = sessionSpace.defaultUser, let credential = sessionSpace.credentials[user] {
@@ -253,20 +253,20 @@ public final class CredentialStorage: Sendable {
         // choice names it (a choice naming anything else is dangling, refused above), so the
         // choice need not be opened.
         if sessionSpace.credentials.isEmpty, sealed.credentials.count == 1 {
-            return try keys.openCredential(sealed.credentials[0])
+            return try keys.decryptCredential(sealed.credentials[0])
         }
         if let choice = sealed.defaultChoice,
            let row = sealed.credentials.first(where: { $0.userIndex == choice.userIndex }) {
             // The pointer is trusted only once its sealed user opens under its own indexes: a
             // user index copied in from another row must not redirect the default.
-            let chosen = try keys.openDefault(choice)
-            let credential = try keys.openCredential(row)
-            guard credential.user == chosen else { throw StoreKeys.tampered }
+            let chosen = try keys.decryptDefault(choice)
+            let credential = try keys.decryptCredential(row)
+            guard credential.user == chosen else { throw StoreKeyring.tampered }
             return sessionSpace.credentials[credential.user] ?? credential
         }
         switch (sessionSpace.credentials.count, sealed.credentials.count) {
         case (1, 0): return sessionSpace.credentials.first!.value
-        case (0, 1): return try keys.openCredential(sealed.credentials[0])
+        case (0, 1): return try keys.decryptCredential(sealed.credentials[0])
         default: return nil
         }
     }
@@ -294,7 +294,7 @@ public final class CredentialStorage: Sendable {
     /// Other writers' entries of the change log after `since`, opened, with the range read.
     /// Entries of another instance in this process come as ``CredentialChange/Origin/thisProcess``.
     static func loggedChanges(
-        after since: Int64, in reader: any CredentialRepositoryReading, keys: StoreKeys, skipping writer: [UInt8]
+        after since: Int64, in reader: any CredentialRepositoryReading, keys: StoreKeyring, skipping writer: [UInt8]
     ) throws -> ChangeHub.LoggedChanges {
         let entries = try reader.changes(after: since)
         let processID = getpid()
@@ -302,7 +302,7 @@ public final class CredentialStorage: Sendable {
         var changes: [(sequence: Int64, change: CredentialChange)] = []
         var unopened = 0
         for entry in foreign {
-            guard let opened = keys.openChanges(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess) else {
+            guard let opened = keys.decryptChanges(entry, origin: entry.processID == processID ? .thisProcess : .otherProcess) else {
                 unopened += 1
                 continue
             }

@@ -1,8 +1,11 @@
 public import Foundation
 
-/// The one error type of credstore: a ``Code`` to branch on and a message that says what to do.
+/// The one error type of credstore: a ``Code`` to branch on and a message that says what happened.
 ///
-/// Messages never contain a password, a key or a passphrase. Catch by code:
+/// A message states the fact and a generic remedy in the library's terms ("restore it from a
+/// backup", "confirm with ``RemovalOptions/removeSynchronizable``"); it never names a command line,
+/// which an application words for itself by code, as the `credstore` CLI does. Messages never
+/// contain a password, a key or a passphrase. Catch by code:
 ///
 /// ```swift
 /// do {
@@ -58,7 +61,7 @@ public struct CredentialStorageError: Error, Hashable, Sendable, CustomStringCon
 
     /// What went wrong.
     public let code: Code
-    /// One sentence that says what happened and what to do.
+    /// One sentence that says what happened and, where there is one, a generic remedy.
     public let message: String
 
     /// Creates an error.
@@ -79,6 +82,6 @@ extension CredentialStorageError.Code {
 }
 
 extension CredentialStorageError: LocalizedError {
-    /// The ``message``, so `localizedDescription` says what to do rather than naming the type.
+    /// The ``message``, so `localizedDescription` says what happened rather than naming the type.
     public var errorDescription: String? { message }
 }

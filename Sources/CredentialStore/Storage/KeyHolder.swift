@@ -8,19 +8,19 @@ import Synchronization
 final class KeyHolder: Sendable {
     private struct State {
         var generation: Int64
-        var keys: StoreKeys
+        var keys: StoreKeyring
         var kek: SecureBytes
     }
 
-    let slotKind: KeySlot.Kind
+    let protection: StoreProtection
     private let state: Mutex<State>
 
-    init(keys: StoreKeys, generation: Int64, kek: SecureBytes, slotKind: KeySlot.Kind) {
-        self.slotKind = slotKind
+    init(keys: StoreKeyring, generation: Int64, kek: SecureBytes, protection: StoreProtection) {
+        self.protection = protection
         state = Mutex(State(generation: generation, keys: keys, kek: kek))
     }
 
-    var keys: StoreKeys { state.withLock { $0.keys } }
+    var keys: StoreKeyring { state.withLock { $0.keys } }
     var generation: Int64 { state.withLock { $0.generation } }
     var kek: SecureBytes { state.withLock { $0.kek } }
 
@@ -30,16 +30,16 @@ final class KeyHolder: Sendable {
     func follow(header: StoreHeader, slots: [KeySlot]) throws -> Bool {
         let (generation, kek) = state.withLock { ($0.generation, $0.kek) }
         guard header.keyGeneration != generation else { return false }
-        guard let slot = slots.first(where: { $0.kind == slotKind }) else {
+        guard let slot = slots.first(where: { $0.kind == protection }) else {
             throw CredentialStorageError(.wrongKey, "the store's key slots changed in another process; open the store again with its new key")
         }
-        let keys = try StoreKeys(root: try slot.unwrap(kek: kek, header: header))
+        let keys = try StoreKeyring(root: try slot.unwrap(kek: kek, header: header))
         state.withLock { $0 = State(generation: header.keyGeneration, keys: keys, kek: kek) }
         return true
     }
 
     /// Installs keys this instance made itself (after its own rekey or passphrase change).
-    func install(keys: StoreKeys? = nil, generation: Int64? = nil, kek: SecureBytes? = nil) {
+    func install(keys: StoreKeyring? = nil, generation: Int64? = nil, kek: SecureBytes? = nil) {
         state.withLock { state in
             if let keys { state.keys = keys }
             if let generation { state.generation = generation }

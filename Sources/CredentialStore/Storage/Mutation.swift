@@ -5,7 +5,7 @@ import Foundation
 struct Mutation {
     let transaction: any CredentialRepositoryWriting
     var session: SessionTier
-    let keys: StoreKeys
+    let keys: StoreKeyring
     let writer: [UInt8]
     let processID: Int32
     /// Who this instance's subscribers are told made the changes.
@@ -16,7 +16,7 @@ struct Mutation {
     /// What other processes hear: only what changed on disk.
     private var logged: [CredentialChange] = []
 
-    init(transaction: any CredentialRepositoryWriting, session: SessionTier, keys: StoreKeys, writer: [UInt8], processID: Int32) {
+    init(transaction: any CredentialRepositoryWriting, session: SessionTier, keys: StoreKeyring, writer: [UInt8], processID: Int32) {
         self.transaction = transaction
         self.session = session
         self.keys = keys
@@ -38,7 +38,7 @@ struct Mutation {
         let user = credential.user
         let sessionCredential = session[space].credentials[user]
         let row = try transaction.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user))
-        let stored = try row.map(keys.openCredential)
+        let stored = try row.map(keys.decryptCredential)
         let existing = sessionCredential ?? stored
         // Setting an identical credential is a no-op: it elects no default either.
         if existing == credential, !makeDefault { return }
@@ -53,7 +53,7 @@ struct Mutation {
             } else {
                 if sessionCredential != nil { session.remove(user: user, in: space) }
                 let now = Self.now()
-                try transaction.upsert(keys.seal(credential, in: space, spaceIndex: spaceIndex, created: row?.created ?? now, modified: now))
+                try transaction.upsert(keys.encrypt(credential, in: space, spaceIndex: spaceIndex, created: row?.created ?? now, modified: now))
                 log(stored == nil ? .added : .updated, space, user, credential.persistence)
             }
             announce(existing == nil ? .added : .updated, space, user, credential.persistence)
@@ -80,7 +80,7 @@ struct Mutation {
         if let row {
             if row.persistence == .synchronizable, !options.contains(.removeSynchronizable) {
                 throw CredentialStorageError(.synchronizableRemovalNeedsOption,
-                    "the credential of \(String(reflecting: user)) is synchronizable; removing it removes it on every synced machine, so pass .removeSynchronizable (--synchronizable) to confirm")
+                    "the credential of \(String(reflecting: user)) is synchronizable; removing it removes it on every synced machine, so confirm the removal with RemovalOptions.removeSynchronizable")
             }
             try transaction.deleteCredential(space: spaceIndex, user: userIndex)
             log(.removed, space, user, row.persistence)
@@ -101,7 +101,7 @@ struct Mutation {
     // MARK: Default pointer
 
     /// The user the space's default pointer names, if that user still has a credential.
-    private func explicitDefault(space: ProtectionSpace, spaceIndex: [UInt8]) throws -> String? {
+    private func explicitDefault(space: ProtectionSpace, spaceIndex: BlindIndex) throws -> String? {
         let sessionSpace = session[space]
         if let user = sessionSpace.defaultUser, sessionSpace.credentials[user] != nil {
             return user
@@ -112,18 +112,18 @@ struct Mutation {
         guard try transaction.credential(space: spaceIndex, user: choice.userIndex) != nil else {
             throw CredentialStorage.danglingDefault
         }
-        return try keys.openDefault(choice)
+        return try keys.decryptDefault(choice)
     }
 
     /// Puts the default pointer in the tier of the credential it names (or removes it), writing
     /// only what differs.
-    private mutating func placeDefault(_ user: String?, space: ProtectionSpace, spaceIndex: [UInt8]) throws {
+    private mutating func placeDefault(_ user: String?, space: ProtectionSpace, spaceIndex: BlindIndex) throws {
         let diskChoice = try transaction.defaultChoice(space: spaceIndex)
         let inSession = user.map { session[space].credentials[$0] != nil } ?? false
         if let user, !inSession {
             let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: user)
             if diskChoice?.userIndex != userIndex {
-                try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex))
+                try transaction.setDefaultChoice(keys.encryptDefault(user: user, spaceIndex: spaceIndex))
                 if let row = try transaction.credential(space: spaceIndex, user: userIndex) {
                     log(.defaultChanged, space, user, row.persistence)
                     if row.persistence == .synchronizable {
@@ -185,7 +185,7 @@ struct Mutation {
             changeTotal += Int64(batch.count)
             try transaction.appendChange(
                 sequence: sequence, writer: writer, processID: processID, changeTotal: changeTotal,
-                sealedChanges: keys.sealChanges(batch, sequence: sequence, writer: writer, processID: processID))
+                sealedChanges: keys.encryptChanges(batch, sequence: sequence, writer: writer, processID: processID))
         }
         try transaction.pruneChangeLog(latestChangeTotal: changeTotal)
     }

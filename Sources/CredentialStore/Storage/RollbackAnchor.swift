@@ -208,7 +208,7 @@ struct StoreRecord {
         }
         let what = differences.isEmpty ? "its record does not match" : differences.joined(separator: ", and ")
         throw CredentialStorageError(.tamperDetected,
-            "the store at \(databasePath) is not the one last seen there: \(what), so it was replaced. If you replaced it on purpose, run `credstore init --force` (CredentialStorage.forgetRecordedStore(at:)) to accept it; otherwise restore your own store")
+            "the store at \(databasePath) is not the one last seen there: \(what), so it was replaced. If it was replaced on purpose, forget the recorded store (CredentialStorage.forgetRecordedStore(at:)) to accept it; otherwise restore your own store")
     }
 
     /// Writes `line` as the record (0600, atomically), creating the anchor folder.

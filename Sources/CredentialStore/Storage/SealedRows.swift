@@ -3,7 +3,7 @@
 /// Each sealed field is bound, as associated data, to a label naming the field and to every clear
 /// column of its row. Moving a ciphertext to another row or field, or editing a clear column,
 /// makes it fail authentication, which surfaces as ``CredentialStorageError/Code/tamperDetected``.
-extension StoreKeys {
+extension StoreKeyring {
     private enum Field: UInt8 {
         // 5 sealed one change's subject, before the change log kept an entry per transaction.
         case space = 1, credential = 2, defaultUser = 4, changes = 10
@@ -12,18 +12,18 @@ extension StoreKeys {
     private func rowAD(_ field: Field, _ row: SealedCredential) -> [UInt8] {
         var writer = ByteWriter(capacity: 80)
         writer.append(field.rawValue)
-        writer.append(raw: row.spaceIndex)
-        writer.append(raw: row.userIndex)
-        writer.append(raw: row.originIndex)
+        writer.append(raw: row.spaceIndex.bytes)
+        writer.append(raw: row.userIndex.bytes)
+        writer.append(raw: row.originIndex.bytes)
         writer.append(UInt8(SQLiteAccess.code(row.persistence)))
         writer.append(row.created)
         writer.append(row.modified)
         return writer.bytes
     }
 
-    /// Seals `credential` as the row of (`space`, its user); pass the user index when known.
-    func seal(
-        _ credential: Credential, in space: ProtectionSpace, spaceIndex: [UInt8], userIndex knownUserIndex: [UInt8]? = nil,
+    /// Encrypts `credential` as the row of (`space`, its user); pass the user index when known.
+    func encrypt(
+        _ credential: Credential, in space: ProtectionSpace, spaceIndex: BlindIndex, userIndex knownUserIndex: BlindIndex? = nil,
         created: Int64, modified: Int64
     ) -> SealedCredential {
         var row = SealedCredential(
@@ -33,18 +33,18 @@ extension StoreKeys {
             persistence: credential.persistence,
             created: created, modified: modified,
             sealedSpace: [], sealedCredential: [])
-        row.sealedSpace = seal(space.canonicalEncoding, ad: rowAD(.space, row))
+        row.sealedSpace = encrypt(space.canonicalEncoding, ad: rowAD(.space, row))
         var plain = ByteWriter(capacity: 64)
         plain.append(credential.user)
         plain.append(credential.password)
         defer { plain.wipe() }
-        row.sealedCredential = seal(plain.bytes, ad: rowAD(.credential, row))
+        row.sealedCredential = encrypt(plain.bytes, ad: rowAD(.credential, row))
         return row
     }
 
     /// The user and password of a row; `tamperDetected` if it fails authentication.
-    func openCredential(_ row: SealedCredential) throws -> Credential {
-        let opened = open(row.sealedCredential, ad: rowAD(.credential, row)) { plain -> (String, String)? in
+    func decryptCredential(_ row: SealedCredential) throws -> Credential {
+        let opened = decrypt(row.sealedCredential, ad: rowAD(.credential, row)) { plain -> (String, String)? in
             var reader = ByteReader(plain)
             defer { reader.wipe() }
             guard let user = try? reader.readString(), let password = try? reader.readString(), reader.isAtEnd else { return nil }
@@ -55,13 +55,13 @@ extension StoreKeys {
     }
 
     /// The user of a row (the password is opened with it, and dropped).
-    func openUser(_ row: SealedCredential) throws -> String {
-        try openCredential(row).user
+    func decryptUser(_ row: SealedCredential) throws -> String {
+        try decryptCredential(row).user
     }
 
     /// The protection space of a row, checked against the row's blind indexes.
-    func openSpace(_ row: SealedCredential) throws -> ProtectionSpace {
-        let space = open(row.sealedSpace, ad: rowAD(.space, row)) { try? ProtectionSpace(canonicalEncoding: $0) } ?? nil
+    func decryptSpace(_ row: SealedCredential) throws -> ProtectionSpace {
+        let space = decrypt(row.sealedSpace, ad: rowAD(.space, row)) { try? ProtectionSpace(canonicalEncoding: $0) } ?? nil
         guard let space, spaceIndex(space) == row.spaceIndex, originIndex(space) == row.originIndex else {
             throw Self.tampered
         }
@@ -69,28 +69,28 @@ extension StoreKeys {
     }
 
     /// Opens space, user and secret, and checks the user index too: what `verify` and listing use.
-    func openAll(_ row: SealedCredential) throws -> (ProtectionSpace, Credential) {
-        let space = try openSpace(row)
-        let credential = try openCredential(row)
+    func decryptAll(_ row: SealedCredential) throws -> (ProtectionSpace, Credential) {
+        let space = try decryptSpace(row)
+        let credential = try decryptCredential(row)
         guard userIndex(spaceIndex: row.spaceIndex, user: credential.user) == row.userIndex else { throw Self.tampered }
         return (space, credential)
     }
 
     // MARK: Default choices
 
-    private func defaultAD(spaceIndex: [UInt8], userIndex: [UInt8]) -> [UInt8] {
-        [Field.defaultUser.rawValue] + spaceIndex + userIndex
+    private func defaultAD(spaceIndex: BlindIndex, userIndex: BlindIndex) -> [UInt8] {
+        [Field.defaultUser.rawValue] + spaceIndex.bytes + userIndex.bytes
     }
 
-    func sealDefault(user: String, spaceIndex: [UInt8], userIndex knownUserIndex: [UInt8]? = nil) -> SealedDefault {
+    func encryptDefault(user: String, spaceIndex: BlindIndex, userIndex knownUserIndex: BlindIndex? = nil) -> SealedDefault {
         let userIndex = knownUserIndex ?? userIndex(spaceIndex: spaceIndex, user: user)
         return SealedDefault(
             spaceIndex: spaceIndex, userIndex: userIndex,
-            sealedUser: seal(user, ad: defaultAD(spaceIndex: spaceIndex, userIndex: userIndex)))
+            sealedUser: encrypt(user, ad: defaultAD(spaceIndex: spaceIndex, userIndex: userIndex)))
     }
 
-    func openDefault(_ choice: SealedDefault) throws -> String {
-        guard let user = openString(choice.sealedUser, ad: defaultAD(spaceIndex: choice.spaceIndex, userIndex: choice.userIndex)),
+    func decryptDefault(_ choice: SealedDefault) throws -> String {
+        guard let user = decryptString(choice.sealedUser, ad: defaultAD(spaceIndex: choice.spaceIndex, userIndex: choice.userIndex)),
               userIndex(spaceIndex: choice.spaceIndex, user: user) == choice.userIndex
         else { throw Self.tampered }
         return user
@@ -107,9 +107,9 @@ extension StoreKeys {
         return bytes.bytes
     }
 
-    /// Seals a change-log entry: the kind, tier, space and user of each change, in order, bound
+    /// Encrypts a change-log entry: the kind, tier, space and user of each change, in order, bound
     /// to the entry's sequence number and writer.
-    func sealChanges(_ changes: ArraySlice<CredentialChange>, sequence: Int64, writer: [UInt8], processID: Int32) -> [UInt8] {
+    func encryptChanges(_ changes: ArraySlice<CredentialChange>, sequence: Int64, writer: [UInt8], processID: Int32) -> [UInt8] {
         var plain = ByteWriter(capacity: changes.count * 96)
         defer { plain.wipe() }
         for change in changes {
@@ -120,14 +120,14 @@ extension StoreKeys {
             plain.append(raw: space)
             plain.append(change.user)
         }
-        return seal(plain.bytes, ad: changesAD(sequence: sequence, writer: writer, processID: processID))
+        return encrypt(plain.bytes, ad: changesAD(sequence: sequence, writer: writer, processID: processID))
     }
 
     /// The changes of a change-log entry; nil when it does not open (sealed under another root
     /// key, or altered) or does not decode.
-    func openChanges(_ entry: SealedChangeEntry, origin: CredentialChange.Origin) -> [CredentialChange]? {
+    func decryptChanges(_ entry: SealedChangeEntry, origin: CredentialChange.Origin) -> [CredentialChange]? {
         let ad = changesAD(sequence: entry.sequence, writer: entry.writer, processID: entry.processID)
-        return open(entry.sealedChanges, ad: ad) { plain -> [CredentialChange]? in
+        return decrypt(entry.sealedChanges, ad: ad) { plain -> [CredentialChange]? in
             var reader = ByteReader(UnsafeRawBufferPointer(plain))
             defer { reader.wipe() }
             var changes: [CredentialChange] = []
@@ -146,5 +146,5 @@ extension StoreKeys {
     }
 
     static let tampered = CredentialStorageError(.tamperDetected,
-        "a stored credential was altered outside credstore; run `credstore verify` and restore the store from a backup")
+        "a stored credential was altered outside credstore; verify the store and restore it from a backup")
 }

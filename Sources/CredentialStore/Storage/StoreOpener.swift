@@ -7,10 +7,10 @@ enum StoreOpener {
     struct Opened {
         var repository: SQLiteRepository
         var header: StoreHeader
-        var keys: StoreKeys
+        var keys: StoreKeyring
         /// The key-encryption key that opened the slot, kept to follow a rekey by another process.
         var kek: SecureBytes
-        var slotKind: KeySlot.Kind
+        var protection: StoreProtection
         /// The store's rollback anchor, when one is kept.
         var anchor: AnchorFile?
     }
@@ -42,7 +42,7 @@ enum StoreOpener {
             // such, not as a wrong key.
             try record?.check(storeID: header.storeID, protection: slots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile)
             var (root, kek) = try unlock(header: header, slots: slots, key: key)
-            var keys = try StoreKeys(root: root)
+            var keys = try StoreKeyring(root: root)
             let pending = try migrationsPending.get()
             // Nothing in the schema but what the migrations built: a planted trigger or view
             // would run inside credstore's own statements (before a migration writes, too).
@@ -83,11 +83,11 @@ enum StoreOpener {
                     }
                     (header, slots) = (newHeader, newSlots)
                     (root, kek) = try unlock(header: header, slots: slots, key: key)
-                    keys = try StoreKeys(root: root)
+                    keys = try StoreKeyring(root: root)
                 }
             }
             logger.debug("opened credential store", metadata: ["path": "\(path)"])
-            return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind, anchor: anchorFile)
+            return Opened(repository: repository, header: header, keys: keys, kek: kek, protection: key.protection, anchor: anchorFile)
         }
 
         guard try repository.isEmpty() else {
@@ -97,7 +97,7 @@ enum StoreOpener {
             format: StoreHeader.currentFormat, storeID: Sodium.randomBytes(16), keyGeneration: 1, created: Mutation.now())
         let root = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let (slot, kek) = try makeSlot(for: key, root: root, header: header, creatingStore: true)
-        let keys = try StoreKeys(root: root)
+        let keys = try StoreKeyring(root: root)
         let (storedHeader, storedSlots) = try repository.create(header: header, slots: [slot], upTo: migrateUpTo) { applied, writer in
             if applied.contains(TableSealing.migration) {
                 try writer.setTableSeal(TableSealing.empty(keys: keys, storeID: header.storeID))
@@ -109,12 +109,12 @@ enum StoreOpener {
             storeID: storedHeader.storeID, protection: storedSlots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile))
         // Another process may have created the store first; then its root key is the one.
         if storedHeader == header {
-            return Opened(repository: repository, header: header, keys: keys, kek: kek, slotKind: key.slotKind,
+            return Opened(repository: repository, header: header, keys: keys, kek: kek, protection: key.protection,
                           anchor: AnchorFile(anchor, storeID: header.storeID))
         }
         let (winnerRoot, winnerKEK) = try unlock(header: storedHeader, slots: storedSlots, key: key)
-        return Opened(repository: repository, header: storedHeader, keys: try StoreKeys(root: winnerRoot), kek: winnerKEK,
-                      slotKind: key.slotKind, anchor: AnchorFile(anchor, storeID: storedHeader.storeID))
+        return Opened(repository: repository, header: storedHeader, keys: try StoreKeyring(root: winnerRoot), kek: winnerKEK,
+                      protection: key.protection, anchor: AnchorFile(anchor, storeID: storedHeader.storeID))
     }
 
     /// The root key, from the slot that `key` opens, and the key-encryption key that opened it.
@@ -123,7 +123,7 @@ enum StoreOpener {
             throw CredentialStorageError(.unsupportedFormatVersion,
                 "the store has format \(header.format), newer than this credstore reads (\(StoreHeader.currentFormat)); upgrade credstore")
         }
-        guard let slot = slots.first(where: { $0.kind == key.slotKind }) else {
+        guard let slot = slots.first(where: { $0.kind == key.protection }) else {
             throw CredentialStorageError(.wrongKey, slots.first?.kind == .passphrase
                 ? "this store is locked with a passphrase, not a key file; give the passphrase"
                 : "this store is unlocked by a key file, not a passphrase; give the key file")
@@ -180,7 +180,8 @@ enum StoreOpener {
 }
 
 extension StoreKey {
-    var slotKind: KeySlot.Kind {
+    /// Which kind of key this is: the slot it opens.
+    public var protection: StoreProtection {
         switch self {
         case .keyFile: .keyFile
         case .passphrase: .passphrase

@@ -27,14 +27,14 @@ enum TableSealing {
     }
 
     /// A new store's seal: no rows, generation 0.
-    static func empty(keys: StoreKeys, storeID: [UInt8]) -> TableSeal {
+    static func empty(keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
         sealed(generation: 0, rowCount: 0, digest: [UInt8](repeating: 0, count: digestBytes), keys: keys, storeID: storeID)
     }
 
     /// The seal of the rows as they are now, over `tables` (all of them, unless a test stopped
     /// the migrations early).
     static func compute(
-        _ reader: any CredentialRepositoryReading, keys: StoreKeys, storeID: [UInt8], generation: Int64,
+        _ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8], generation: Int64,
         tables: [SealedRowFingerprint.Table] = SealedRowFingerprint.Table.allCases
     ) throws -> TableSeal {
         try scan(reader, keys: keys, tables: tables).seal(generation: generation, keys: keys, storeID: storeID)
@@ -52,12 +52,12 @@ enum TableSealing {
         var synchronizableCredentialCount = 0
         var liveRegisterCount = 0
 
-        func seal(generation: Int64, keys: StoreKeys, storeID: [UInt8]) -> TableSeal {
+        func seal(generation: Int64, keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
             TableSealing.sealed(generation: generation, rowCount: count, digest: digest, keys: keys, storeID: storeID)
         }
     }
 
-    private static func scan(_ reader: any CredentialRepositoryReading, keys: StoreKeys, tables: [SealedRowFingerprint.Table]) throws -> Scan {
+    private static func scan(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, tables: [SealedRowFingerprint.Table]) throws -> Scan {
         var scan = Scan()
         try reader.forEachFingerprint(in: tables) { fingerprint, synchronizableItem in
             xor(&scan.digest, contribution(fingerprint, keys: keys))
@@ -84,7 +84,7 @@ enum TableSealing {
     }
 
     /// The stored seal, its MAC checked; `tamperDetected` when it is missing or forged.
-    static func stored(_ reader: any CredentialRepositoryReading, keys: StoreKeys, storeID: [UInt8]) throws -> TableSeal {
+    static func stored(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
         guard let seal = try reader.tableSeal() else { throw tampered("the seal is missing") }
         let expected = mac(generation: seal.generation, rowCount: seal.rowCount, digest: seal.digest, keys: keys, storeID: storeID)
         guard seal.digest.count == digestBytes, Sodium.constantTimeEquals(seal.mac, expected) else {
@@ -96,7 +96,7 @@ enum TableSealing {
     /// Checks the stored seal against every row, and that every synchronizable credential has a
     /// live sync register and every live register a synchronizable credential; returns the seal.
     @discardableResult
-    static func check(_ reader: any CredentialRepositoryReading, keys: StoreKeys, storeID: [UInt8]) throws -> TableSeal {
+    static func check(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
         let seal = try stored(reader, keys: keys, storeID: storeID)
         let actual = try scan(reader, keys: keys, tables: SealedRowFingerprint.Table.allCases)
         guard actual.count == seal.rowCount else {
@@ -116,7 +116,7 @@ enum TableSealing {
     /// Folds what the transaction removed and added into the stored seal, one generation on, and
     /// returns the new generation; does nothing (nil) when the transaction touched no sealed row.
     @discardableResult
-    static func fold(_ transaction: any CredentialRepositoryWriting, keys: StoreKeys, storeID: [UInt8]) throws -> Int64? {
+    static func fold(_ transaction: any CredentialRepositoryWriting, keys: StoreKeyring, storeID: [UInt8]) throws -> Int64? {
         let changes = transaction.takeRowChanges()
         guard !changes.removed.isEmpty || !changes.added.isEmpty else { return nil }
         let seal = try stored(transaction, keys: keys, storeID: storeID)
@@ -133,7 +133,7 @@ enum TableSealing {
 
     /// What the migrations that involve the seal need done with the keys, in their transaction:
     /// 0004 seals the rows there are; 0007 brings the sync state under the existing seal.
-    static func afterMigrating(_ applied: [String], _ writer: any CredentialRepositoryWriting, keys: StoreKeys, storeID: [UInt8]) throws {
+    static func afterMigrating(_ applied: [String], _ writer: any CredentialRepositoryWriting, keys: StoreKeyring, storeID: [UInt8]) throws {
         let coversSync = applied.contains(syncMigration)
         if coversSync { try pairLegacySyncItems(writer, keys: keys) }
         if applied.contains(migration) {
@@ -152,7 +152,7 @@ enum TableSealing {
     /// migration stay detected; a seal that does not authenticate is left as it is, for the check
     /// that follows to report.
     private static func extend(
-        _ writer: any CredentialRepositoryWriting, keys: StoreKeys, storeID: [UInt8], to tables: [SealedRowFingerprint.Table]
+        _ writer: any CredentialRepositoryWriting, keys: StoreKeyring, storeID: [UInt8], to tables: [SealedRowFingerprint.Table]
     ) throws {
         // Whatever the repair wrote is in those tables, and is folded in whole below.
         let repaired = writer.takeRowChanges()
@@ -178,17 +178,17 @@ enum TableSealing {
     /// live register gets one, with a fresh clock reading (it is this machine's current value,
     /// and is sent on the next export); a live register without its credential becomes a
     /// tombstone with its own reading, which deletes nothing newer anywhere.
-    private static func pairLegacySyncItems(_ writer: any CredentialRepositoryWriting, keys: StoreKeys) throws {
+    private static func pairLegacySyncItems(_ writer: any CredentialRepositoryWriting, keys: StoreKeyring) throws {
         let (credentials, registers) = try writer.unpairedSyncItems()
         let ledger = SyncLedger(transaction: writer, keys: keys)
         for row in credentials {
-            let (space, credential) = try keys.openAll(row)
+            let (space, credential) = try keys.decryptAll(row)
             try ledger.record(
                 SyncItemState(space: space, user: credential.user, stamp: try ledger.tick(), deleted: false),
                 spaceIndex: row.spaceIndex, userIndex: row.userIndex)
         }
         for register in registers {
-            var state = try keys.open(register)
+            var state = try keys.decrypt(register)
             state.deleted = true
             try ledger.record(state, spaceIndex: register.spaceIndex, userIndex: register.userIndex)
         }
@@ -233,7 +233,7 @@ enum TableSealing {
 
     // MARK: Arithmetic
 
-    private static func contribution(_ fingerprint: SealedRowFingerprint, keys: StoreKeys) -> [UInt8] {
+    private static func contribution(_ fingerprint: SealedRowFingerprint, keys: StoreKeyring) -> [UInt8] {
         var message = [fingerprint.table.rawValue, UInt8(fingerprint.key.count)]
         message.reserveCapacity(2 + fingerprint.key.count + fingerprint.tags.count)
         message += fingerprint.key
@@ -250,12 +250,12 @@ enum TableSealing {
         for index in 0..<digestBytes { digest[index] ^= other[index] }
     }
 
-    fileprivate static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeys, storeID: [UInt8]) -> TableSeal {
+    fileprivate static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
         TableSeal(generation: generation, rowCount: rowCount, digest: digest,
                   mac: mac(generation: generation, rowCount: rowCount, digest: digest, keys: keys, storeID: storeID))
     }
 
-    private static func mac(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeys, storeID: [UInt8]) -> [UInt8] {
+    private static func mac(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> [UInt8] {
         var message = ByteWriter(capacity: 96)
         message.append(raw: Array("credstore table seal".utf8))
         message.append(raw: storeID)
@@ -271,26 +271,26 @@ extension SealedRowFingerprint {
     private static func tag(_ sealed: [UInt8]) -> [UInt8] { Array(sealed.suffix(Sodium.aeadTagBytes)) }
 
     init(_ row: SealedCredential) {
-        self.init(table: .credentials, key: row.spaceIndex + row.userIndex,
+        self.init(table: .credentials, key: row.spaceIndex.bytes + row.userIndex.bytes,
                   tags: Self.tag(row.sealedSpace) + Self.tag(row.sealedCredential))
     }
 
     init(_ choice: SealedDefault) {
-        self.init(table: .defaultChoices, key: choice.spaceIndex + choice.userIndex, tags: Self.tag(choice.sealedUser))
+        self.init(table: .defaultChoices, key: choice.spaceIndex.bytes + choice.userIndex.bytes, tags: Self.tag(choice.sealedUser))
     }
 
-    init(trustedKeyIndex: [UInt8], sealedPublicKey: [UInt8]) {
-        self.init(table: .trustedDevices, key: trustedKeyIndex, tags: Self.tag(sealedPublicKey))
+    init(trustedKeyIndex: BlindIndex, sealedPublicKey: [UInt8]) {
+        self.init(table: .trustedDevices, key: trustedKeyIndex.bytes, tags: Self.tag(sealedPublicKey))
     }
 
     /// With its clear columns as `SQLiteAccess` reads integers (8 bytes, big-endian).
     init(_ item: SealedSyncItem) {
-        self.init(table: .syncItems, key: item.spaceIndex + item.userIndex,
+        self.init(table: .syncItems, key: item.spaceIndex.bytes + item.userIndex.bytes,
                   tags: Self.tag(item.sealedState) + Self.bigEndian(item.deleted ? 1 : 0) + Self.bigEndian(item.wall))
     }
 
     init(_ choice: SealedSyncDefault) {
-        self.init(table: .syncDefaults, key: choice.spaceIndex, tags: Self.tag(choice.sealedState))
+        self.init(table: .syncDefaults, key: choice.spaceIndex.bytes, tags: Self.tag(choice.sealedState))
     }
 
     init(_ device: SealedDevice) {

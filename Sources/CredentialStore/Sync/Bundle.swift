@@ -21,8 +21,8 @@ import Glibc
 /// What a bundle holds once opened and checked.
 struct BundleContents: Sendable {
     var senderDevice: [UInt8]
-    /// The signer's Ed25519 key, for a recipient-mode bundle (passphrase bundles are not signed).
-    var signer: [UInt8]?
+    /// The signer's key, for a recipient-mode bundle (passphrase bundles are not signed).
+    var signer: DeviceKey?
     var created: Int64
     var items: [BundleItem]
     var defaults: [BundleDefault]
@@ -50,21 +50,18 @@ enum BundleFormat {
     static let maximumItemBytes = 1 << 20
     static let maximumRecipients = 4096
 
-    enum Protection {
-        case passphrase(String)
-        case recipients([[UInt8]])
-    }
-
-    private enum Mode: UInt8 {
+    /// The header byte that says which ``BundleProtection`` a bundle has.
+    enum Mode: UInt8 {
         case passphrase = 1, recipients = 2
     }
 
-    private enum ChunkKind: UInt8 {
+    /// The first byte of each chunk's plaintext.
+    enum ChunkKind: UInt8 {
         case metadata = 0x4D, items = 0x49, defaults = 0x44, final = 0x46
     }
 
-    static func keyID(_ publicKey: [UInt8]) -> [UInt8] {
-        Sodium.hash(publicKey, outputBytes: 8)
+    static func keyID(_ publicKey: DeviceKey) -> [UInt8] {
+        Sodium.hash(publicKey.bytes, outputBytes: 8)
     }
 
     // MARK: Writing
@@ -72,7 +69,7 @@ enum BundleFormat {
     /// Writes a bundle. `itemLimit` is ``maximumItemBytes`` but for tests, which forge an item
     /// over the limit to see a reader refuse it.
     static func write(
-        _ contents: BundleContents, protection: Protection, signer: DeviceIdentity, itemLimit: Int = maximumItemBytes
+        _ contents: BundleContents, protection: BundleProtection, signer: DeviceIdentity, itemLimit: Int = maximumItemBytes
     ) throws -> [UInt8] {
         var header = ByteWriter(capacity: 256)
         header.append(raw: magic)
@@ -81,7 +78,7 @@ enum BundleFormat {
         switch protection {
         case .passphrase(let passphrase):
             guard !passphrase.isEmpty else {
-                throw CredentialStorageError(.invalidInput, "the bundle passphrase is empty; set CREDSTORE_BUNDLE_PASSPHRASE")
+                throw CredentialStorageError(.invalidInput, "the bundle passphrase is empty; give a passphrase")
             }
             header.append(Mode.passphrase.rawValue)
             let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
@@ -90,7 +87,8 @@ enum BundleFormat {
             header.append(Int64(cost.opsLimit))
             header.append(Int64(cost.memLimit))
             fileKey = try Sodium.passwordHash(passphrase, salt: salt, cost: cost)
-        case .recipients(let recipients):
+        case .recipients(let texts):
+            let recipients = try texts.map(DeviceKey.init)
             guard !recipients.isEmpty, recipients.count <= maximumRecipients else {
                 throw CredentialStorageError(.invalidInput, "a bundle needs between 1 and \(maximumRecipients) recipients")
             }
@@ -98,7 +96,7 @@ enum BundleFormat {
             fileKey = try SecureBytes.random(count: 32)
             header.append(raw: [UInt8(recipients.count >> 8), UInt8(recipients.count & 0xFF)])
             for recipient in recipients {
-                guard let sealed = Sodium.sealedBox(fileKey, toSigningKey: recipient) else {
+                guard let sealed = Sodium.sealedBox(fileKey, toSigningKey: recipient.bytes) else {
                     throw CredentialStorageError(.invalidInput, "a recipient key is not a valid device key")
                 }
                 header.append(raw: keyID(recipient))
@@ -125,7 +123,7 @@ enum BundleFormat {
         var metadata = ByteWriter()
         metadata.append(ChunkKind.metadata.rawValue)
         metadata.append(raw: contents.senderDevice)
-        metadata.append(raw: contents.signer ?? [UInt8](repeating: 0, count: Sodium.signPublicKeyBytes))
+        metadata.append(raw: contents.signer?.bytes ?? [UInt8](repeating: 0, count: Sodium.signPublicKeyBytes))
         metadata.append(contents.created)
         metadata.append(Int64(contents.items.count))
         metadata.append(Int64(contents.defaults.count))
@@ -202,7 +200,7 @@ enum BundleFormat {
 struct BundleMetadata: Hashable, Sendable {
     var senderDevice: [UInt8]
     /// The signer's key, in recipient mode.
-    var signer: [UInt8]?
+    var signer: DeviceKey?
     var created: Int64
     var itemCount: Int64
     var defaultCount: Int64
@@ -301,13 +299,8 @@ final class BundleStream {
         case defaults([BundleDefault])
     }
 
-    private enum Mode: UInt8 {
-        case passphrase = 1, recipients = 2
-    }
-
-    private enum ChunkKind: UInt8 {
-        case metadata = 0x4D, items = 0x49, defaults = 0x44, final = 0x46
-    }
+    private typealias Mode = BundleFormat.Mode
+    private typealias ChunkKind = BundleFormat.ChunkKind
 
     /// The largest chunk a reader accepts: writers cut chunks near ``BundleFormat/targetChunkBytes``,
     /// so this is room to spare, and it bounds what one chunk can make a reader allocate.
@@ -367,7 +360,7 @@ final class BundleStream {
                 throw BundleFormat.invalid("its key-derivation parameters ask for more than credstore's export uses")
             }
             guard let passphrase, !passphrase.isEmpty else {
-                throw CredentialStorageError(.invalidInput, "this bundle is protected by a passphrase; set CREDSTORE_BUNDLE_PASSPHRASE")
+                throw CredentialStorageError(.invalidInput, "this bundle is protected by a passphrase, and none was given")
             }
             if fileKey == nil {
                 fileKey = try Sodium.passwordHash(passphrase, salt: salt, cost: .init(opsLimit: UInt64(ops), memLimit: Int(mem)))
@@ -384,9 +377,9 @@ final class BundleStream {
             }
             if fileKey == nil {
                 guard let device, let mine else {
-                    throw CredentialStorageError(.bundleNotForThisStore, "the bundle was not sealed to this store; on the machine that wrote it, run `credstore device trust` with this store's key (`credstore device show` here), then sync or export again")
+                    throw CredentialStorageError(.bundleNotForThisStore, "the bundle was not sealed to this store; the store that wrote it must trust this store's device key, then write the bundle again")
                 }
-                guard let key = try Sodium.openSealedBox(mine, publicKey: device.publicKey, secretKey: device.secretKey) else {
+                guard let key = try Sodium.openSealedBox(mine, publicKey: device.publicKey.bytes, secretKey: device.secretKey) else {
                     throw BundleFormat.invalid("this store's recipient stanza does not open")
                 }
                 fileKey = key
@@ -409,7 +402,7 @@ final class BundleStream {
         metadata = try chunk.orInvalid { chunk in
             let fields = BundleMetadata(
                 senderDevice: Array(try chunk.readRaw(count: DeviceIdentity.idBytes)),
-                signer: Array(try chunk.readRaw(count: Sodium.signPublicKeyBytes)),
+                signer: DeviceKey(bytes: Array(try chunk.readRaw(count: Sodium.signPublicKeyBytes))),
                 created: try chunk.readInt64(), itemCount: try chunk.readInt64(), defaultCount: try chunk.readInt64())
             try chunk.expectEnd()
             return fields
@@ -431,7 +424,7 @@ final class BundleStream {
         guard let ciphertext = try source.read(count: length) else { throw BundleFormat.invalid("it ends inside a chunk: truncated") }
         guard let opened = stream.pull(ciphertext[...], ad: first ? headerBytes : []) else {
             if mode == .passphrase, first {
-                throw CredentialStorageError(.wrongKey, "the bundle passphrase is wrong, or the bundle is damaged; check CREDSTORE_BUNDLE_PASSPHRASE")
+                throw CredentialStorageError(.wrongKey, "the bundle passphrase is wrong, or the bundle is damaged; check the passphrase")
             }
             throw BundleFormat.invalid("a chunk fails authentication")
         }
@@ -457,7 +450,7 @@ final class BundleStream {
             }
             if mode == .recipients {
                 guard let signer = metadata.signer, let signature,
-                      Sodium.verify(signature: signature, message: digest.finish(), publicKey: signer)
+                      Sodium.verify(signature: signature, message: digest.finish(), publicKey: signer.bytes)
                 else { throw BundleFormat.invalid("its signature does not verify") }
             }
             finished = true

@@ -6,9 +6,17 @@ public enum BundleProtection: Sendable, CustomStringConvertible {
     /// A passphrase, stretched with Argon2id (4 passes, 512 MiB: more than the local unlock, since
     /// a bundle can be attacked offline).
     case passphrase(String)
-    /// The device keys (`csdev1:…`, from ``CredentialStorage/devicePublicKey``) of the stores that
-    /// may open it. The bundle is signed with this store's device key.
+    /// The device keys of the stores that may open it, in their text form (`csdev1:…`, a
+    /// ``DeviceKey``'s `description`). The bundle is signed with this store's device key.
+    ///
+    /// The static `recipients(_:)` that takes ``DeviceKey`` values makes the same protection from the keys themselves.
     case recipients([String])
+
+    /// The device keys of the stores that may open it. The bundle is signed with this store's
+    /// device key.
+    public static func recipients(_ keys: [DeviceKey]) -> BundleProtection {
+        .recipients(keys.map(\.description))
+    }
 
     /// `passphrase <redacted>` or the recipients' public keys: never the passphrase.
     public var description: String {
@@ -21,16 +29,16 @@ public enum BundleProtection: Sendable, CustomStringConvertible {
 
 /// A device a store trusts, as ``CredentialStorage/trustedDeviceDetails()`` lists it.
 public struct TrustedDevice: Hashable, Sendable {
-    /// The device's key (`csdev1:…`), as ``CredentialStorage/devicePublicKey`` prints it there.
-    public var publicKey: String
+    /// The device's key, as ``CredentialStorage/deviceKey`` returns it there.
+    public var key: DeviceKey
     /// When this store began to trust it; nil for devices trusted before stores kept the time.
     public var trusted: Date?
     /// When a bundle it signed was last merged here; nil if none was.
     public var lastMerged: Date?
 
     /// Creates a description of a trusted device.
-    public init(publicKey: String, trusted: Date? = nil, lastMerged: Date? = nil) {
-        self.publicKey = publicKey
+    public init(key: DeviceKey, trusted: Date? = nil, lastMerged: Date? = nil) {
+        self.key = key
         self.trusted = trusted
         self.lastMerged = lastMerged
     }
@@ -62,24 +70,14 @@ public struct ImportReport: Hashable, Sendable, Codable {
     }
 }
 
-/// Orders blind indexes as SQLite orders BLOB keys: bytewise, a prefix first. Negative, zero or
-/// positive, like memcmp.
-private func compareKeys(_ first: [UInt8], _ second: [UInt8]) -> Int {
-    let common = min(first.count, second.count)
-    let order = common == 0 ? 0 : first.withUnsafeBytes { a in
-        second.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, common) }
-    }
-    return order != 0 ? Int(order) : first.count - second.count
-}
-
 extension CredentialStorage {
     /// How far ahead of this machine's clock a bundle's clock may be: more is a broken clock, and
     /// accepting it would let that machine win every later conflict.
     static let maximumClockSkewMillis: Int64 = 24 * 3600 * 1000
 
-    /// This store's device key, which other stores export to and trust (`csdev1:` and base64url).
-    public var devicePublicKey: String {
-        get throws { DeviceIdentity.text(of: try deviceIdentity().publicKey) }
+    /// This store's device key, which other stores export to and trust.
+    public var deviceKey: DeviceKey {
+        get throws { try deviceIdentity().publicKey }
     }
 
     /// This store's device id, in hex: it breaks ties between changes made in the same millisecond.
@@ -87,27 +85,17 @@ extension CredentialStorage {
         get throws { try deviceIdentity().deviceID.map { String(format: "%02x", $0) }.joined() }
     }
 
-    /// Checks that `publicKey` is a device key, as ``devicePublicKey`` prints one, without any
-    /// store: a command can refuse a mistyped key before it opens, or creates, a store.
-    ///
-    /// - Throws: `invalidInput` when the text is not a device key.
-    public static func validateDeviceKey(_ publicKey: String) throws {
-        _ = try DeviceIdentity.publicKey(fromText: publicKey)
-    }
-
     /// Accepts signed bundles from the device with this key, and seals this store's later sync
     /// bundles to it. Trusting a device already trusted changes nothing.
     ///
-    /// - Throws: `invalidInput` when the text is not a device key.
-    public func trustDevice(_ publicKey: String) throws {
-        let key = try DeviceIdentity.publicKey(fromText: publicKey)
+    public func trustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
         _ = try repository.write({ transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
-            if let sealed = try transaction.trustedDevice(keyIndex: index), keys.openTrustedKey(keyIndex: index, sealed: sealed) == key {
+            if let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == key {
                 return nil
             }
-            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.sealTrustedKey(key, trusted: Mutation.now()))
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(key, trusted: Mutation.now()))
             return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
         }, afterCommit: { generation in
             if let generation { anchor?.advance(to: generation) }
@@ -121,15 +109,13 @@ extension CredentialStorage {
     /// bundle it could open. Change those passwords at their services after untrusting a lost
     /// or retired machine (docs/sync-format.md says what to rotate).
     ///
-    /// - Throws: `invalidInput` when the text is not a device key, `notFound` when this store
-    ///   does not trust that device.
-    public func untrustDevice(_ publicKey: String) throws {
-        let key = try DeviceIdentity.publicKey(fromText: publicKey)
+    /// - Throws: `notFound` when this store does not trust that device.
+    public func untrustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
         _ = try repository.write({ transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             guard try transaction.trustedDevice(keyIndex: index) != nil else {
-                throw CredentialStorageError(.notFound, "this store does not trust that device; `credstore device list` shows the ones it does")
+                throw CredentialStorageError(.notFound, "this store does not trust that device")
             }
             try transaction.removeTrustedDevice(keyIndex: index)
             return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
@@ -139,8 +125,8 @@ extension CredentialStorage {
     }
 
     /// The device keys this store trusts.
-    public func trustedDevices() throws -> [String] {
-        try trustedDeviceDetails().map(\.publicKey)
+    public func trustedDeviceKeys() throws -> [DeviceKey] {
+        try trustedDeviceDetails().map(\.key)
     }
 
     /// The devices this store trusts, with when each was trusted and when a bundle it signed was
@@ -149,22 +135,19 @@ extension CredentialStorage {
         _ = try followRekey()
         let keys = keys
         return try repository.read { try $0.allTrustedDevices() }.map { entry in
-            guard let record = keys.openTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeys.tampered }
+            guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
             return TrustedDevice(
-                publicKey: DeviceIdentity.text(of: record.publicKey),
+                key: record.publicKey,
                 trusted: record.trusted.map { Date(timeIntervalSince1970: Double($0) / 1000) },
                 lastMerged: record.lastMerged.map { Date(timeIntervalSince1970: Double($0) / 1000) })
-        }.sorted { $0.publicKey < $1.publicKey }
+        }.sorted { $0.key.description < $1.key.description }
     }
 
     /// Writes every synchronizable credential, deletion and default choice of this store to a
     /// bundle file (0600, replaced atomically). Nothing of another tier leaves the machine.
     public func exportSynchronizable(to url: URL, protection: BundleProtection) throws {
-        let bundleProtection: BundleFormat.Protection
-        switch protection {
-        case .passphrase(let passphrase): bundleProtection = .passphrase(passphrase)
-        case .recipients(let texts): bundleProtection = .recipients(try texts.map(DeviceIdentity.publicKey(fromText:)))
-        }
+        // A mistyped recipient is refused before anything is read or written.
+        if case .recipients(let texts) = protection { _ = try texts.map(DeviceKey.init) }
         let device = try deviceIdentity()
         // Through `mutate`: the expiry of old tombstones is folded into the table seal.
         let contents = try mutate { mutation -> BundleContents in
@@ -178,24 +161,24 @@ extension CredentialStorage {
             }
             var items: [BundleItem] = []
             for sealed in try transaction.allSyncItems() {
-                let state = try keys.open(sealed)
+                let state = try keys.decrypt(sealed)
                 var password: String?
                 if !state.deleted {
                     guard let row = try transaction.credential(space: sealed.spaceIndex, user: sealed.userIndex),
                           row.persistence == .synchronizable
                     else { throw TableSealing.unpaired("a live register without its credential") }
-                    password = try keys.openCredential(row).password
+                    password = try keys.decryptCredential(row).password
                 }
                 items.append(BundleItem(space: state.space, user: state.user, stamp: state.stamp, password: password))
             }
             let defaults = try transaction.allSyncDefaults().map { sealed in
-                let state = try keys.open(sealed)
+                let state = try keys.decrypt(sealed)
                 return BundleDefault(space: state.space, user: state.user, stamp: state.stamp)
             }
             return BundleContents(
                 senderDevice: device.deviceID, signer: device.publicKey, created: Mutation.now(), items: items, defaults: defaults)
         }
-        let bytes = try BundleFormat.write(contents, protection: bundleProtection, signer: device)
+        let bytes = try BundleFormat.write(contents, protection: protection, signer: device)
         try StoreFiles.writeAtomically(url, bytes: bytes)
         logger.debug("exported a sync bundle", metadata: ["items": "\(contents.items.count)"])
     }
@@ -272,7 +255,7 @@ extension CredentialStorage {
             // What a space needs settled once every chunk is in: the users whose credential the
             // import wrote, and the register it replaced (a register may name a user that only a
             // later chunk, or an earlier bundle, brought).
-            var pending: [[UInt8]: (space: ProtectionSpace, arrived: [(user: String, userIndex: [UInt8])], replaced: SyncDefaultState?)] = [:]
+            var pending: [BlindIndex: (space: ProtectionSpace, arrived: [(user: String, userIndex: BlindIndex)], replaced: SyncDefaultState?)] = [:]
             var report = ImportReport()
             var merged = 0
             while let chunk = try stream.next() {
@@ -290,8 +273,7 @@ extension CredentialStorage {
                         let spaceIndex = keys.spaceIndex(item.space)
                         return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
                     }.sorted { first, second in
-                        let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
-                        return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
+                        (first.spaceIndex, first.userIndex) < (second.spaceIndex, second.userIndex)
                     }
                     for (spaceIndex, userIndex, item) in items {
                         if let progress, merged % 1024 == 0 { progress(merged, total) }
@@ -318,7 +300,7 @@ extension CredentialStorage {
                             throw BundleFormat.invalid("it changed while it was being read")
                         }
                         return (spaceIndex: keys.spaceIndex(choice.space), register: choice)
-                    }.sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
+                    }.sorted { $0.spaceIndex < $1.spaceIndex }
                     for (spaceIndex, register) in registers {
                         guard let replaced = try mutation.merge(register, spaceIndex: spaceIndex) else { continue }
                         var entry = pending[spaceIndex] ?? (register.space, [], nil)
@@ -327,15 +309,15 @@ extension CredentialStorage {
                     }
                 }
             }
-            for spaceIndex in pending.keys.sorted(by: { compareKeys($0, $1) < 0 }) {
+            for spaceIndex in pending.keys.sorted() {
                 let entry = pending[spaceIndex]!
                 try mutation.settleDefault(of: entry.space, spaceIndex: spaceIndex, replacedRegister: entry.replaced, arrived: entry.arrived)
             }
             if let signer = metadata.signer, signer != device.publicKey {
                 let index = keys.trustedKeyIndex(signer)
-                if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.openTrustedDevice(keyIndex: index, sealed: sealed) {
+                if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed) {
                     try mutation.transaction.addTrustedDevice(
-                        keyIndex: index, sealedPublicKey: keys.sealTrustedKey(signer, trusted: record.trusted, lastMerged: Mutation.now()))
+                        keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(signer, trusted: record.trusted, lastMerged: Mutation.now()))
                 }
             }
             progress?(total, total)
@@ -344,12 +326,12 @@ extension CredentialStorage {
     }
 
     /// Refuses a bundle signed by a device this store does not trust (its own is trusted).
-    private static func checkTrust(_ signer: [UInt8], device: DeviceIdentity, keys: StoreKeys, in transaction: any CredentialRepositoryReading) throws {
+    private static func checkTrust(_ signer: DeviceKey, device: DeviceIdentity, keys: StoreKeyring, in transaction: any CredentialRepositoryReading) throws {
         guard signer != device.publicKey else { return }
         let index = keys.trustedKeyIndex(signer)
-        guard let sealed = try transaction.trustedDevice(keyIndex: index), keys.openTrustedKey(keyIndex: index, sealed: sealed) == signer else {
+        guard let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == signer else {
             throw CredentialStorageError(.bundleNotForThisStore,
-                "the bundle is signed by a device this store does not trust (\(DeviceIdentity.text(of: signer))); run `credstore device trust` with that key if it is yours")
+                "the bundle is signed by a device this store does not trust (\(signer)); trust that key first if the device is yours")
         }
     }
 
@@ -359,7 +341,7 @@ extension CredentialStorage {
         _ = try followRekey()
         let keys = keys
         if let sealed = try repository.read({ try $0.device() }) {
-            return DeviceIdentity(deviceID: sealed.deviceID, publicKey: sealed.publicKey, secretKey: try keys.openDeviceSecret(sealed))
+            return try DeviceIdentity(opening: sealed, keys: keys)
         }
         return try mutate { try $0.ledger.device() }
     }

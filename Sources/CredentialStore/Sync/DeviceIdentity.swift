@@ -7,30 +7,20 @@ struct DeviceIdentity: Sendable {
     static let idBytes = 16
 
     var deviceID: [UInt8]
-    var publicKey: [UInt8]
+    var publicKey: DeviceKey
     var secretKey: SecureBytes
 
-    /// The text form people copy between machines: `csdev1:` and the public key in base64url.
-    static let publicKeyPrefix = "csdev1:"
-
-    static func text(of publicKey: [UInt8]) -> String {
-        publicKeyPrefix + Data(publicKey).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+    /// This store's device as its sealed row holds it; a row whose key is not a key's length was
+    /// altered (its secret would not open either).
+    init(opening sealed: SealedDevice, keys: StoreKeyring) throws {
+        guard let publicKey = DeviceKey(checking: sealed.publicKey) else { throw StoreKeyring.tampered }
+        self.init(deviceID: sealed.deviceID, publicKey: publicKey, secretKey: try keys.decryptDeviceSecret(sealed))
     }
 
-    static func publicKey(fromText text: String) throws -> [UInt8] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.hasPrefix(publicKeyPrefix) else {
-            throw CredentialStorageError(.invalidInput, "a device key starts with \(publicKeyPrefix); copy it from `credstore device show` on the other machine")
-        }
-        var base64 = String(trimmed.dropFirst(publicKeyPrefix.count))
-            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), data.count == Sodium.signPublicKeyBytes else {
-            throw CredentialStorageError(.invalidInput, "the device key is damaged; copy it again from `credstore device show`")
-        }
-        return [UInt8](data)
+    init(deviceID: [UInt8], publicKey: DeviceKey, secretKey: SecureBytes) {
+        self.deviceID = deviceID
+        self.publicKey = publicKey
+        self.secretKey = secretKey
     }
 }
 
@@ -38,19 +28,19 @@ struct DeviceIdentity: Sendable {
 /// default registers, read and written through the transaction.
 struct SyncLedger {
     let transaction: any CredentialRepositoryWriting
-    let keys: StoreKeys
+    let keys: StoreKeyring
 
     /// This store's device, created on first need.
     func device() throws -> DeviceIdentity {
         if let sealed = try transaction.device() {
-            return DeviceIdentity(deviceID: sealed.deviceID, publicKey: sealed.publicKey, secretKey: try keys.openDeviceSecret(sealed))
+            return try DeviceIdentity(opening: sealed, keys: keys)
         }
         let (publicKey, secretKey) = try Sodium.signingKeyPair()
         let deviceID = Sodium.randomBytes(DeviceIdentity.idBytes)
         try transaction.setDevice(SealedDevice(
             deviceID: deviceID, publicKey: publicKey,
-            sealedSecretKey: keys.sealDeviceSecret(secretKey, deviceID: deviceID, publicKey: publicKey)))
-        return DeviceIdentity(deviceID: deviceID, publicKey: publicKey, secretKey: secretKey)
+            sealedSecretKey: keys.encryptDeviceSecret(secretKey, deviceID: deviceID, publicKey: publicKey)))
+        return DeviceIdentity(deviceID: deviceID, publicKey: DeviceKey(bytes: publicKey), secretKey: secretKey)
     }
 
     /// A fresh reading for a local change.
@@ -68,20 +58,20 @@ struct SyncLedger {
         try transaction.setSyncClock(wall: clock.wall, counter: clock.counter)
     }
 
-    func item(spaceIndex: [UInt8], userIndex: [UInt8]) throws -> SyncItemState? {
-        try transaction.syncItem(space: spaceIndex, user: userIndex).map(keys.open)
+    func item(spaceIndex: BlindIndex, userIndex: BlindIndex) throws -> SyncItemState? {
+        try transaction.syncItem(space: spaceIndex, user: userIndex).map(keys.decrypt)
     }
 
-    func record(_ state: SyncItemState, spaceIndex: [UInt8]? = nil, userIndex: [UInt8]? = nil) throws {
-        try transaction.upsertSyncItem(keys.seal(state, spaceIndex: spaceIndex, userIndex: userIndex))
+    func record(_ state: SyncItemState, spaceIndex: BlindIndex? = nil, userIndex: BlindIndex? = nil) throws {
+        try transaction.upsertSyncItem(keys.encrypt(state, spaceIndex: spaceIndex, userIndex: userIndex))
     }
 
-    func defaultChoice(spaceIndex: [UInt8]) throws -> SyncDefaultState? {
-        try transaction.syncDefault(space: spaceIndex).map(keys.open)
+    func defaultChoice(spaceIndex: BlindIndex) throws -> SyncDefaultState? {
+        try transaction.syncDefault(space: spaceIndex).map(keys.decrypt)
     }
 
-    func record(_ state: SyncDefaultState, spaceIndex: [UInt8]? = nil) throws {
-        try transaction.upsertSyncDefault(keys.seal(state, spaceIndex: spaceIndex))
+    func record(_ state: SyncDefaultState, spaceIndex: BlindIndex? = nil) throws {
+        try transaction.upsertSyncDefault(keys.encrypt(state, spaceIndex: spaceIndex))
     }
 
     /// How long a deletion is remembered, so that it reaches machines that sync rarely. A bundle

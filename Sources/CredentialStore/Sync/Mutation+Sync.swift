@@ -14,7 +14,7 @@ extension Mutation {
     /// tampered with (`tamperDetected`): merging would let any older value win.
     ///
     /// `spaceIndex` and `userIndex` are the item's blind indexes, which an import computes up front.
-    mutating func merge(_ remote: BundleItem, spaceIndex: [UInt8], userIndex: [UInt8]) throws -> ItemOutcome {
+    mutating func merge(_ remote: BundleItem, spaceIndex: BlindIndex, userIndex: BlindIndex) throws -> ItemOutcome {
         try Credential.validate(user: remote.user, password: remote.password)  // the rules `set` applies (the space's: in its decoding)
         let ledger = ledger
         let space = remote.space
@@ -42,12 +42,12 @@ extension Mutation {
         }
 
         let credential = Credential(user: remote.user, password: password, persistence: .synchronizable)
-        let stored = try row.map(keys.openCredential)
+        let stored = try row.map(keys.decryptCredential)
         let sessionCredential = session[space].credentials[remote.user]
         if stored == credential, sessionCredential == nil { return .unchanged }
         if sessionCredential != nil { session.remove(user: remote.user, in: space) }
         let now = Self.now()
-        try transaction.upsert(keys.seal(
+        try transaction.upsert(keys.encrypt(
             credential, in: space, spaceIndex: spaceIndex, userIndex: userIndex, created: row?.created ?? now, modified: now))
         let existed = stored != nil || sessionCredential != nil
         log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
@@ -57,7 +57,7 @@ extension Mutation {
 
     /// Merges one remote default choice's register; returns the register, when it replaced the
     /// local one. ``settleDefault(of:spaceIndex:replacedRegister:arrived:)`` then moves the pointer.
-    mutating func merge(_ remote: BundleDefault, spaceIndex: [UInt8]) throws -> SyncDefaultState? {
+    mutating func merge(_ remote: BundleDefault, spaceIndex: BlindIndex) throws -> SyncDefaultState? {
         try Credential.validate(user: remote.user, password: nil)
         let ledger = ledger
         if let local = try ledger.defaultChoice(spaceIndex: spaceIndex), local.stamp >= remote.stamp { return nil }
@@ -79,8 +79,8 @@ extension Mutation {
     /// synchronizable credential the import wrote in this space, with their blind indexes: one of
     /// them is known to be there, and is not read back either.
     mutating func settleDefault(
-        of space: ProtectionSpace, spaceIndex: [UInt8], replacedRegister: SyncDefaultState?,
-        arrived: [(user: String, userIndex: [UInt8])]
+        of space: ProtectionSpace, spaceIndex: BlindIndex, replacedRegister: SyncDefaultState?,
+        arrived: [(user: String, userIndex: BlindIndex)]
     ) throws {
         guard let register = try replacedRegister ?? ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
         let arrival = register.user.flatMap { user in arrived.first { $0.user == user } }
@@ -92,7 +92,7 @@ extension Mutation {
                 || transaction.credential(space: spaceIndex, user: userIndex)?.persistence == .synchronizable
             if isSynchronizable {
                 guard current?.userIndex != userIndex else { return }
-                try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
+                try transaction.setDefaultChoice(keys.encryptDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
                 if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
                 log(.defaultChanged, space, user, .synchronizable)
                 announce(.defaultChanged, space, user, .synchronizable)

@@ -15,23 +15,23 @@ struct SyncDefaultState: Hashable, Sendable {
 }
 
 /// Sealing of the sync tables, bound like credential rows to their clear columns.
-extension StoreKeys {
+extension StoreKeyring {
     private enum SyncField: UInt8 {
         case item = 6, defaultChoice = 7, deviceSecret = 8, trustedKey = 9
     }
 
-    private func itemAD(spaceIndex: [UInt8], userIndex: [UInt8], deleted: Bool, wall: Int64) -> [UInt8] {
+    private func itemAD(spaceIndex: BlindIndex, userIndex: BlindIndex, deleted: Bool, wall: Int64) -> [UInt8] {
         var writer = ByteWriter(capacity: 56)
         writer.append(SyncField.item.rawValue)
-        writer.append(raw: spaceIndex)
-        writer.append(raw: userIndex)
+        writer.append(raw: spaceIndex.bytes)
+        writer.append(raw: userIndex.bytes)
         writer.append(UInt8(deleted ? 1 : 0))
         writer.append(wall)
         return writer.bytes
     }
 
-    /// Seals an item register; pass the blind indexes when the caller already has them.
-    func seal(_ state: SyncItemState, spaceIndex knownSpaceIndex: [UInt8]? = nil, userIndex knownUserIndex: [UInt8]? = nil) -> SealedSyncItem {
+    /// Encrypts an item register; pass the blind indexes when the caller already has them.
+    func encrypt(_ state: SyncItemState, spaceIndex knownSpaceIndex: BlindIndex? = nil, userIndex knownUserIndex: BlindIndex? = nil) -> SealedSyncItem {
         let spaceIndex = knownSpaceIndex ?? spaceIndex(state.space)
         let userIndex = knownUserIndex ?? userIndex(spaceIndex: spaceIndex, user: state.user)
         var plain = ByteWriter(capacity: 128)
@@ -40,12 +40,12 @@ extension StoreKeys {
         state.stamp.write(to: &plain)
         return SealedSyncItem(
             spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: state.stamp.wall,
-            sealedState: seal(plain.bytes, ad: itemAD(spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: state.stamp.wall)))
+            sealedState: encrypt(plain.bytes, ad: itemAD(spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: state.stamp.wall)))
     }
 
-    func open(_ item: SealedSyncItem) throws -> SyncItemState {
+    func decrypt(_ item: SealedSyncItem) throws -> SyncItemState {
         let ad = itemAD(spaceIndex: item.spaceIndex, userIndex: item.userIndex, deleted: item.deleted, wall: item.wall)
-        let state = open(item.sealedState, ad: ad) { plain -> SyncItemState? in
+        let state = decrypt(item.sealedState, ad: ad) { plain -> SyncItemState? in
             var reader = ByteReader(plain)
             do {
                 let state = SyncItemState(
@@ -63,17 +63,17 @@ extension StoreKeys {
         return state
     }
 
-    func seal(_ state: SyncDefaultState, spaceIndex knownSpaceIndex: [UInt8]? = nil) -> SealedSyncDefault {
+    func encrypt(_ state: SyncDefaultState, spaceIndex knownSpaceIndex: BlindIndex? = nil) -> SealedSyncDefault {
         let spaceIndex = knownSpaceIndex ?? spaceIndex(state.space)
         var plain = ByteWriter(capacity: 128)
         plain.append(raw: state.space.canonicalEncoding.lengthPrefixed)
         plain.append(optional: state.user)
         state.stamp.write(to: &plain)
-        return SealedSyncDefault(spaceIndex: spaceIndex, sealedState: seal(plain.bytes, ad: [SyncField.defaultChoice.rawValue] + spaceIndex))
+        return SealedSyncDefault(spaceIndex: spaceIndex, sealedState: encrypt(plain.bytes, ad: [SyncField.defaultChoice.rawValue] + spaceIndex.bytes))
     }
 
-    func open(_ choice: SealedSyncDefault) throws -> SyncDefaultState {
-        let state = open(choice.sealedState, ad: [SyncField.defaultChoice.rawValue] + choice.spaceIndex) { plain -> SyncDefaultState? in
+    func decrypt(_ choice: SealedSyncDefault) throws -> SyncDefaultState {
+        let state = decrypt(choice.sealedState, ad: [SyncField.defaultChoice.rawValue] + choice.spaceIndex.bytes) { plain -> SyncDefaultState? in
             // do/catch, not `try?`: a nil user ("no default") is a valid value, which `try?` would
             // flatten into a failure.
             var reader = ByteReader(plain)
@@ -91,43 +91,43 @@ extension StoreKeys {
         return state
     }
 
-    func sealDeviceSecret(_ secret: SecureBytes, deviceID: [UInt8], publicKey: [UInt8]) -> [UInt8] {
+    func encryptDeviceSecret(_ secret: SecureBytes, deviceID: [UInt8], publicKey: [UInt8]) -> [UInt8] {
         secret.withUnsafeBytes { raw in
             var copy = Array(raw)
             defer { Sodium.zero(&copy) }
-            return seal(copy, ad: [SyncField.deviceSecret.rawValue] + deviceID + publicKey)
+            return encrypt(copy, ad: [SyncField.deviceSecret.rawValue] + deviceID + publicKey)
         }
     }
 
-    func openDeviceSecret(_ device: SealedDevice) throws -> SecureBytes {
-        let secret = try open(device.sealedSecretKey, ad: [SyncField.deviceSecret.rawValue] + device.deviceID + device.publicKey) {
+    func decryptDeviceSecret(_ device: SealedDevice) throws -> SecureBytes {
+        let secret = try decrypt(device.sealedSecretKey, ad: [SyncField.deviceSecret.rawValue] + device.deviceID + device.publicKey) {
             try SecureBytes(copying: $0)
         }
         guard let secret else { throw Self.tampered }
         return secret
     }
 
-    func trustedKeyIndex(_ publicKey: [UInt8]) -> [UInt8] {
-        blindIndex(.trustedKey, publicKey)
+    func trustedKeyIndex(_ publicKey: DeviceKey) -> BlindIndex {
+        blindIndex(.trustedKey, publicKey.bytes)
     }
 
-    /// Seals a trusted device's key with when it was trusted and when its last bundle was merged
+    /// Encrypts a trusted device's key with when it was trusted and when its last bundle was merged
     /// (milliseconds; nil unknown or never). The times sit inside the sealed value, so the table
     /// seal, which covers that value, covers them too.
-    func sealTrustedKey(_ publicKey: [UInt8], trusted: Int64? = nil, lastMerged: Int64? = nil) -> [UInt8] {
+    func encryptTrustedKey(_ publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil) -> [UInt8] {
         var plain = ByteWriter(capacity: 48)
-        plain.append(raw: publicKey)
+        plain.append(raw: publicKey.bytes)
         plain.append(trusted ?? 0)
         plain.append(lastMerged ?? 0)
-        return seal(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey))
+        return encrypt(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey).bytes)
     }
 
     /// A trusted device's row opened: its key and times. Rows written before the times were kept
     /// hold the key alone.
-    func openTrustedDevice(keyIndex: [UInt8], sealed: [UInt8]) -> TrustedDeviceRecord? {
-        let record = open(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex) { plain -> TrustedDeviceRecord? in
+    func decryptTrustedDevice(keyIndex: BlindIndex, sealed: [UInt8]) -> TrustedDeviceRecord? {
+        let record = decrypt(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex.bytes) { plain -> TrustedDeviceRecord? in
             var reader = ByteReader(plain)
-            guard let key = try? Array(reader.readRaw(count: Sodium.signPublicKeyBytes)) else { return nil }
+            guard let key = try? DeviceKey(bytes: Array(reader.readRaw(count: Sodium.signPublicKeyBytes))) else { return nil }
             if reader.isAtEnd { return TrustedDeviceRecord(publicKey: key, trusted: nil, lastMerged: nil) }
             guard let trusted = try? reader.readInt64(), let merged = try? reader.readInt64(), reader.isAtEnd else { return nil }
             return TrustedDeviceRecord(publicKey: key, trusted: trusted > 0 ? trusted : nil, lastMerged: merged > 0 ? merged : nil)
@@ -136,14 +136,14 @@ extension StoreKeys {
         return record
     }
 
-    func openTrustedKey(keyIndex: [UInt8], sealed: [UInt8]) -> [UInt8]? {
-        openTrustedDevice(keyIndex: keyIndex, sealed: sealed)?.publicKey
+    func decryptTrustedKey(keyIndex: BlindIndex, sealed: [UInt8]) -> DeviceKey? {
+        decryptTrustedDevice(keyIndex: keyIndex, sealed: sealed)?.publicKey
     }
 }
 
 /// A trusted device as its sealed row holds it.
 struct TrustedDeviceRecord: Hashable, Sendable {
-    var publicKey: [UInt8]
+    var publicKey: DeviceKey
     var trusted: Int64?
     var lastMerged: Int64?
 }

@@ -18,7 +18,7 @@ struct DeviceCommand: ParsableCommand {
         func run() throws {
             let console = Console.current
             let storage = try global.location(in: console).openOrCreate(console)
-            let (id, key) = (try storage.deviceID, try storage.devicePublicKey)
+            let (id, key) = (try storage.deviceID, try storage.deviceKey.description)
             console.output.write(global.json
                 ? JSONValue.object([("deviceId", .string(id)), ("publicKey", .string(key))]).rendered + "\n"
                 : "device id:  \(id)\npublic key: \(key)\n")
@@ -38,10 +38,10 @@ struct DeviceCommand: ParsableCommand {
         func run() throws {
             let console = Console.current
             // A mistyped key is refused before the store is opened, so none is created for it.
-            try CredentialStorage.validateDeviceKey(key)
+            let deviceKey = try DeviceKey(key)
             let storage = try global.location(in: console).openOrCreate(console)
-            try storage.trustDevice(key)
-            if !global.json { console.output.write("Trusted \(key)\n") }
+            try storage.trustDevice(deviceKey)
+            if !global.json { console.output.write("Trusted \(deviceKey)\n") }
         }
     }
 
@@ -59,7 +59,7 @@ struct DeviceCommand: ParsableCommand {
             if global.json {
                 console.output.write(JSONValue.array(devices.map { device in
                     .object([
-                        ("publicKey", .string(device.publicKey)),
+                        ("publicKey", .string(device.key.description)),
                         ("trusted", .string(device.trusted.map(Describe.timestamp))),
                         ("lastMerged", .string(device.lastMerged.map(Describe.timestamp))),
                     ])
@@ -70,7 +70,7 @@ struct DeviceCommand: ParsableCommand {
                 var table = Table(header: ["KEY", "TRUSTED", "LAST MERGED"])
                 for device in devices {
                     table.rows.append([
-                        device.publicKey, device.trusted.map(Describe.timestamp) ?? "unknown",
+                        device.key.description, device.trusted.map(Describe.timestamp) ?? "unknown",
                         device.lastMerged.map(Describe.timestamp) ?? "never",
                     ])
                 }
@@ -95,11 +95,12 @@ struct DeviceCommand: ParsableCommand {
 
         func run() throws {
             let console = Console.current
-            try CredentialStorage.validateDeviceKey(key)
+            // A mistyped key is refused before the store is opened.
+            let deviceKey = try DeviceKey(key)
             let storage = try global.location(in: console).openExisting(console, orFail: CommandFailure(.notFound, "there is no store here, so no device is trusted; `credstore device trust` makes one"))
-            try storage.untrustDevice(key)
+            try storage.untrustDevice(deviceKey)
             if !global.json {
-                console.output.write("Untrusted \(key)\nIt keeps what it already received: change the synchronizable passwords it could read if it was lost.\n")
+                console.output.write("Untrusted \(deviceKey)\nIt keeps what it already received: change the synchronizable passwords it could read if it was lost.\n")
             }
         }
     }

@@ -28,10 +28,12 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let console = Console.current
+        // A mistyped key is refused before the store is opened, or created.
+        let keys = try recipients.map(DeviceKey.init)
         let storage = try global.location(in: console).openOrCreate(console)
-        let protection: BundleProtection = recipients.isEmpty
+        let protection: BundleProtection = keys.isEmpty
             ? .passphrase(try console.readNewPassphrase(from: "CREDSTORE_BUNDLE_PASSPHRASE", prompt: "Passphrase for the bundle: "))
-            : .recipients(recipients)
+            : .recipients(keys)
         try storage.exportSynchronizable(to: URL(fileURLWithPath: file), protection: protection)
         if global.json {
             console.output.write(JSONValue.object([("file", .string(file))]).rendered + "\n")

@@ -64,18 +64,18 @@ struct SyncCommand: ParsableCommand {
                 total.unchanged += report.unchanged
                 merged.append((name, report))
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
-                skipped.append((name, error.message))
+                skipped.append((name, error.messageWithAdvice(command: "sync")))
             } catch let error as CredentialStorageError where [.tamperDetected, .corrupt, .io, .permissionsTooOpen].contains(error.code) {
                 // The store itself is at fault, not the file: stop, as every other command does.
                 throw error
             } catch let error as CredentialStorageError {
-                refused.append((name, error.message))
+                refused.append((name, error.messageWithAdvice(command: "sync")))
             }
         }
         for (name, why) in skipped { console.errors.write("credstore: skipped \(Describe.cell(name)): \(why)\n") }
         for (name, why) in refused { console.errors.write("credstore: refused \(Describe.cell(name)): \(why)\n") }
 
-        let recipients = try storage.trustedDevices() + [try storage.devicePublicKey]
+        let recipients = try storage.trustedDeviceKeys() + [try storage.deviceKey]
         try storage.exportSynchronizable(to: folder.appendingPathComponent(ownName), protection: .recipients(recipients))
 
         if global.json {

@@ -48,4 +48,16 @@ struct DeviceCommandTests {
         #expect(refusedFresh.status == 65, "\(refusedFresh.stderr)")
         #expect(!FileManager.default.fileExists(atPath: fresh.store.path), "no store was created for a refused key")
     }
+
+    @Test func exportToAMistypedRecipientExits65BeforeAnyStoreIsCreated() throws {
+        let fresh = try Sandbox()
+        let bundle = fresh.root.appendingPathComponent("out.csbundle")
+        let refused = try fresh.run(["export", bundle.path, "--recipient", "csdev1:nonsense"] + fresh.storeArguments)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderrIsOneErrorLine, "\(refused.stderr)")
+        #expect(refused.stderr.contains("device key"), "the library's fact: \(refused.stderr)")
+        #expect(refused.stderr.contains("credstore device show"), "the CLI's advice: \(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fresh.store.path), "no store was created for a refused key")
+        #expect(!FileManager.default.fileExists(atPath: bundle.path))
+    }
 }

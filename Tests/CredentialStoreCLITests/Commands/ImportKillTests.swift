@@ -28,11 +28,11 @@ struct ImportKillTests {
         let sender = try CredentialStorage(
             at: sandbox.root.appendingPathComponent("sender/credentials.db"),
             key: .keyFile(sandbox.root.appendingPathComponent("sender/store.key")), rollbackAnchor: .none)
-        let recipient: String
+        let recipient: DeviceKey
         do {
             let storage = try CredentialStorage(at: template, key: .keyFile(Self.keyFile(of: template)), rollbackAnchor: .none)
             try LargeImport.prepare(storage, trusting: sender)
-            recipient = try storage.devicePublicKey
+            recipient = try storage.deviceKey
         }
         // The template is copied file by file: its connection must be closed (the WAL gone) first.
         let wal = template.path + "-wal"

@@ -216,12 +216,12 @@ struct SyncCommandTests {
         let retired = try CredentialStorage(
             at: fleet.machines[0].root.appendingPathComponent("retired/credentials.db"),
             key: .keyFile(fleet.machines[0].root.appendingPathComponent("retired/store.key")), rollbackAnchor: .none)
-        #expect(try fleet.machines[0].run(["device", "trust", try retired.devicePublicKey] + fleet.machines[0].storeArguments).status == 0)
+        #expect(try fleet.machines[0].run(["device", "trust", try retired.deviceKey.description] + fleet.machines[0].storeArguments).status == 0)
         let old = nowMillis() - 181 * 24 * 3600 * 1000
         let item = SignedBundleItem(
             space: ProtectionSpace(host: "old.example.com", port: 443, protocol: "https", realm: nil, authenticationMethod: nil),
             user: "ghost", password: "stale", wall: old)
-        try retired.writeBundle([item], created: old, for: [try fleet.publicKey(0)], to: fleet.shared.appendingPathComponent("retired.csbundle"))
+        try retired.writeBundle([item], created: old, for: [try DeviceKey(try fleet.publicKey(0))], to: fleet.shared.appendingPathComponent("retired.csbundle"))
 
         let result = try fleet.machines[0].run(["sync", fleet.shared.path] + fleet.machines[0].storeArguments)
         #expect(result.status == 0, "\(result.stderr)")

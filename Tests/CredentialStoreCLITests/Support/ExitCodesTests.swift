@@ -18,6 +18,7 @@ struct ExitCodesTests {
         #expect(result.stdout.isEmpty)
         #expect(result.stderrIsOneErrorLine)
         #expect(result.stderr.contains("passphrase"))
+        #expect(result.stderr.contains("CREDSTORE_PASSPHRASE"), "the CLI names where the passphrase comes from: \(result.stderr)")
         #expect(!result.stderr.contains("wrong one") && !result.stderr.contains("right one"))
     }
 
@@ -64,6 +65,7 @@ struct ExitCodesTests {
         #expect(result.status == 77)
         #expect(result.stdout.isEmpty)
         #expect(result.stderrIsOneErrorLine)
+        #expect(result.stderr.contains("credstore verify"), "the CLI's advice for tampering: \(result.stderr)")
     }
 
     @Test func aStoreReadableByOthersExits77() throws {
@@ -119,6 +121,32 @@ struct ExitCodesTests {
         ]
         for (code, status) in expected {
             #expect(code.exitCode.rawValue == status, "\(code)")
+        }
+    }
+
+    /// The library's message says what happened; the CLI adds, by code, the command, flag or
+    /// variable that fixes it, in the same one line.
+    @Test func theCLIAddsItsAdviceByCodeToTheLibrarysMessage() {
+        let expected: [(CredentialStorageError.Code, command: String, advice: String?)] = [
+            (.wrongKey, "list", "CREDSTORE_PASSPHRASE"), (.wrongKey, "import", "CREDSTORE_BUNDLE_PASSPHRASE"),
+            (.tamperDetected, "get", "credstore verify"), (.tamperDetected, "get", "credstore init --force"),
+            (.corrupt, "list", "credstore verify"), (.synchronizableRemovalNeedsOption, "remove", "--synchronizable"),
+            (.bundleNotForThisStore, "import", "credstore device trust"), (.invalidInput, "device", "credstore device show"),
+            (.unsupportedFormatVersion, "get", "upgrade credstore"),
+            (.notFound, "get", nil), (.ambiguousMatch, "get", nil), (.io, "add", nil),
+        ]
+        for (code, command, advice) in expected {
+            let errors = CapturedText()
+            let console = Console(environment: [:], output: CapturedText(), errors: errors, secrets: ScriptedInput(terminal: false, lines: []))
+            let status = CredstoreCommand.report(CredentialStorageError(code, "what happened"), arguments: [command, "x"], to: console)
+            #expect(status == code.exitCode.rawValue)
+            #expect(errors.value.hasPrefix("credstore: what happened"), "the library's fact comes first: \(errors.value)")
+            #expect(errors.value.filter { $0 == "\n" }.count == 1, "one line: \(errors.value)")
+            if let advice {
+                #expect(errors.value.contains(advice), "\(code) on \(command): \(errors.value)")
+            } else {
+                #expect(errors.value == "credstore: what happened\n", "no advice for \(code): \(errors.value)")
+            }
         }
     }
 

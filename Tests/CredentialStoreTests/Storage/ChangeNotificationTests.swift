@@ -310,7 +310,7 @@ import CredentialStoreTestSupport
                 space: Fixture.space("imported-\(index).example.com"), user: "user-\(index)", password: "pw-\(index)", wall: now, counter: Int64(index))
         }
         let bundle = sender.file("thousands.csbundle")
-        try sender.storage.writeBundle(items, created: now, for: [storage.devicePublicKey], to: bundle)
+        try sender.storage.writeBundle(items, created: now, for: [storage.deviceKey], to: bundle)
         let entriesBefore = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_entries") ?? 0 }
         let stream = storage.changes()
 

@@ -24,11 +24,11 @@ import CredentialStoreTestSupport
             let spaceIndex = opened.keys.spaceIndex(space)
             try opened.repository.write { writer in
                 for (user, password) in [("alice", "a-pw"), ("bob", "b-pw")] {
-                    try writer.upsert(opened.keys.seal(
+                    try writer.upsert(opened.keys.encrypt(
                         Credential(user: user, password: password, persistence: .permanent),
                         in: space, spaceIndex: spaceIndex, created: 1, modified: 1))
                 }
-                try writer.setDefaultChoice(opened.keys.sealDefault(user: "bob", spaceIndex: spaceIndex))
+                try writer.setDefaultChoice(opened.keys.encryptDefault(user: "bob", spaceIndex: spaceIndex))
                 // The first release had no table seal to fold these rows into.
                 _ = writer.takeRowChanges()
             }
@@ -88,22 +88,22 @@ import CredentialStoreTestSupport
         try opened.repository.write { writer in
             let spaceIndex = keys.spaceIndex(space)
             for (user, persistence) in [("perm", Persistence.permanent), ("carol", .synchronizable), ("legacy", .synchronizable)] {
-                try writer.upsert(keys.seal(Credential(user: user, password: "\(user)-pw", persistence: persistence),
+                try writer.upsert(keys.encrypt(Credential(user: user, password: "\(user)-pw", persistence: persistence),
                                             in: space, spaceIndex: spaceIndex, created: 1, modified: 1))
             }
-            try writer.setDefaultChoice(keys.sealDefault(user: "carol", spaceIndex: spaceIndex))
+            try writer.setDefaultChoice(keys.encryptDefault(user: "carol", spaceIndex: spaceIndex))
             try TableSealing.fold(writer, keys: keys, storeID: opened.header.storeID)
             // Version 0006 wrote these outside the seal.
             try writer.setSyncClock(wall: stamp.wall, counter: stamp.counter)
-            try writer.upsertSyncItem(keys.seal(SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false)))
-            try writer.upsertSyncItem(keys.seal(SyncItemState(space: space, user: "orphan", stamp: stamp, deleted: false)))
-            try writer.upsertSyncItem(keys.seal(SyncItemState(space: space, user: "gone", stamp: stamp, deleted: true)))
-            try writer.upsertSyncDefault(keys.seal(SyncDefaultState(space: space, user: "carol", stamp: stamp)))
+            try writer.upsertSyncItem(keys.encrypt(SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false)))
+            try writer.upsertSyncItem(keys.encrypt(SyncItemState(space: space, user: "orphan", stamp: stamp, deleted: false)))
+            try writer.upsertSyncItem(keys.encrypt(SyncItemState(space: space, user: "gone", stamp: stamp, deleted: true)))
+            try writer.upsertSyncDefault(keys.encrypt(SyncDefaultState(space: space, user: "carol", stamp: stamp)))
             _ = writer.takeRowChanges()
         }
         try store.rawDatabase().write { db in
             try db.execute(sql: "INSERT INTO device (id, device_id, public_key, sealed_secret_key) VALUES (1, ?, ?, ?)", arguments: [
-                Data(deviceID), Data(publicKey), Data(keys.sealDeviceSecret(secretKey, deviceID: deviceID, publicKey: publicKey)),
+                Data(deviceID), Data(publicKey), Data(keys.encryptDeviceSecret(secretKey, deviceID: deviceID, publicKey: publicKey)),
             ])
             if tamperedCredentials { try db.execute(sql: "DELETE FROM default_choices") }
         }
@@ -125,7 +125,7 @@ import CredentialStoreTestSupport
         #expect(try syncRegister(storage, space, "carol") == SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false))
         let peer = try SyncPeer()
         try storage.trustDevice(try peer.publicKey)
-        try peer.storage.trustDevice(try storage.devicePublicKey)
+        try peer.storage.trustDevice(try storage.deviceKey)
         let bundle = peer.file("from-migrated.csbundle")
         try storage.exportSynchronizable(to: bundle, protection: .recipients([try peer.publicKey]))
         #expect(try peer.storage.importBundle(from: bundle) == ImportReport(added: 2, unchanged: 2))

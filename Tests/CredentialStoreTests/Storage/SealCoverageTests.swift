@@ -111,12 +111,12 @@ import CredentialStoreTestSupport
                 try storage.set(Fixture.credential("erin", "e1", .synchronizable), for: gone)
                 try storage.set(Fixture.credential("frank", "f1", .synchronizable), for: gone)
                 try storage.trustDevice(try peer.publicKey)
-                try peer.storage.trustDevice(try storage.devicePublicKey)
+                try peer.storage.trustDevice(try storage.deviceKey)
                 let first = peer.file("first.csbundle")
                 try storage.exportSynchronizable(to: first, protection: .recipients([try peer.publicKey]))
                 try peer.storage.importBundle(from: first)
                 let replay = peer.file("replay.csbundle")
-                try peer.storage.exportSynchronizable(to: replay, protection: .recipients([try storage.devicePublicKey]))
+                try peer.storage.exportSynchronizable(to: replay, protection: .recipients([try storage.deviceKey]))
                 self.replay = replay
             }
             store.waitUntilClosed()
@@ -129,7 +129,7 @@ import CredentialStoreTestSupport
                 try storage.setDefaultCredential(Fixture.credential("alice", "a2"), for: perm)
                 _ = try storage.remove(Fixture.credential("erin", ""), for: gone, options: .removeSynchronizable)
                 try storage.setDefaultCredential(Fixture.credential("carol", "c2", .synchronizable), for: synced)
-                try storage.trustDevice(try other.devicePublicKey)
+                try storage.trustDevice(try other.deviceKey)
                 if rekey { try storage.rekey() }
             }
             store.waitUntilClosed()
@@ -173,11 +173,11 @@ import CredentialStoreTestSupport
             }
             let credentials = render(try storage.allCredentials())
             let defaults = try spaces.map { "\($0.host): \(try storage.defaultCredential(for: $0)?.user ?? "-")" }
-            let trusted = try storage.trustedDevices()
-            let device = try storage.devicePublicKey + (try storage.deviceID)
+            let trusted = try storage.trustedDeviceKeys().map(\.description)
+            let device = try storage.deviceKey.description + (try storage.deviceID)
             let bundle = store.directory.deletingLastPathComponent().appendingPathComponent("self-\(UUID().uuidString).csbundle")
             defer { try? FileManager.default.removeItem(at: bundle) }
-            try storage.exportSynchronizable(to: bundle, protection: .recipients([try storage.devicePublicKey]))
+            try storage.exportSynchronizable(to: bundle, protection: .recipients([try storage.deviceKey]))
             let contents = try BundleFormat.read([UInt8](try Data(contentsOf: bundle)), passphrase: nil, device: try storage.deviceIdentity())
             let exported = contents.items.map { "\($0.space.host)/\($0.user)@\($0.stamp.wall).\($0.stamp.counter)=\($0.password ?? "deleted")" }.sorted()
                 + contents.defaults.map { "default \($0.space.host)=\($0.user ?? "-")@\($0.stamp.wall).\($0.stamp.counter)" }.sorted()

@@ -49,7 +49,7 @@ import CredentialStoreTestSupport
             _ = try storage.remove(Fixture.credential("bob", ""), for: space)
             try storage.set(Fixture.credential("carol", "c1", .synchronizable), for: Fixture.space("other.example.com"))
             let other = try TemporaryStore().open()
-            try storage.trustDevice(try other.devicePublicKey)
+            try storage.trustDevice(try other.deviceKey)
             try storage.rekey()
             try storage.set(Fixture.credential("dave", "d1"), for: space)
         }
@@ -116,9 +116,9 @@ import CredentialStoreTestSupport
     @Test func aTrustedDeviceCopiedInFromAnotherStoreIsDetected() throws {
         let other = try TemporaryStore()
         do {
-            _ = try store.open().devicePublicKey
+            _ = try store.open().deviceKey
             let trusting = try other.open()
-            try trusting.trustDevice(try TemporaryStore().open().devicePublicKey)
+            try trusting.trustDevice(try TemporaryStore().open().deviceKey)
         }
         let foreign = try other.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM trusted_devices") }
         try edit { db in try insert(foreign[0], into: "trusted_devices", db) }
@@ -243,7 +243,7 @@ import CredentialStoreTestSupport
             let storage = try store.open()
             for index in 0..<5 { try storage.set(Fixture.credential("user\(index)"), for: space) }
             try storage.rekey()
-            try storage.trustDevice(try TemporaryStore().open().devicePublicKey)
+            try storage.trustDevice(try TemporaryStore().open().deviceKey)
         }
         // Another instance writing too, and many reopenings.
         for round in 0..<3 {

@@ -14,7 +14,7 @@ import CredentialStoreTestSupport
     @Test(.enabled(if: folder != nil && recipient != nil))
     func writeLargeBundles() throws {
         let folder = URL(fileURLWithPath: try #require(Self.folder))
-        let recipient = try #require(Self.recipient)
+        let recipient = try DeviceKey(try #require(Self.recipient))
         let megabytes = Int(ProcessInfo.processInfo.environment["CREDSTORE_LARGE_BUNDLE_MIB"] ?? "480") ?? 480
         // A signer the store under measurement does not trust, whose key is written beside the
         // bundle so the same bundle can also be measured once trusted.
@@ -28,6 +28,6 @@ import CredentialStoreTestSupport
                 user: "user\(index)", password: password + "\(index)", wall: now, counter: Int64(index))
         }
         try sender.storage.writeBundle(items, created: now, for: [recipient], to: folder.appendingPathComponent("large-\(megabytes)MiB.csbundle"))
-        try Data((try sender.publicKey + "\n").utf8).write(to: folder.appendingPathComponent("large-\(megabytes)MiB.signer"))
+        try Data((sender.publicKey.description + "\n").utf8).write(to: folder.appendingPathComponent("large-\(megabytes)MiB.signer"))
     }
 }

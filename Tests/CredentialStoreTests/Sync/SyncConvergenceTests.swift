@@ -69,10 +69,10 @@ import CredentialStoreTestSupport
         init(_ storage: CredentialStorage) throws {
             let keys = storage.keys
             let (items, defaults) = try storage.repository.read { (try $0.allSyncItems(), try $0.allSyncDefaults()) }
-            self.items = Dictionary(uniqueKeysWithValues: try items.map(keys.open).map { state in
+            self.items = Dictionary(uniqueKeysWithValues: try items.map(keys.decrypt).map { state in
                 ("\(state.space.host)|\(state.user)", "\(state.deleted ? "deleted" : "live")@\(Registers.text(state.stamp))")
             })
-            self.defaults = Dictionary(uniqueKeysWithValues: try defaults.map(keys.open).map { state in
+            self.defaults = Dictionary(uniqueKeysWithValues: try defaults.map(keys.decrypt).map { state in
                 (state.space.host, "\(state.user ?? "-")@\(Registers.text(state.stamp))")
             })
         }

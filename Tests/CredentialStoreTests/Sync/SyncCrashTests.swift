@@ -18,7 +18,7 @@ import Glibc
     /// The device whose bundles the template trusts.
     let sender: SyncPeer
     /// The template store's device key.
-    let recipient: String
+    let recipient: DeviceKey
 
     init() throws {
         template = try TemporaryStore()
@@ -26,7 +26,7 @@ import Glibc
         do {
             let storage = try template.open()
             try LargeImport.prepare(storage, trusting: sender.storage)
-            recipient = try storage.devicePublicKey
+            recipient = try storage.deviceKey
         }
         template.waitUntilClosed()
     }

@@ -29,12 +29,12 @@ import Glibc
 
         let details = try desktop.storage.trustedDeviceDetails()
         let laptopKey = try laptop.publicKey
-        #expect(details.count == 1 && details.first?.publicKey == laptopKey)
+        #expect(details.count == 1 && details.first?.key == laptopKey)
         #expect(details.first?.trusted != nil && details.first?.lastMerged != nil, "trusted and merged times: \(details)")
 
         #expect(try desktop.storage.verify().isSound, "the merge time is sealed like the key")
         try desktop.storage.untrustDevice(try laptop.publicKey)
-        #expect(try desktop.storage.trustedDevices().isEmpty)
+        #expect(try desktop.storage.trustedDeviceKeys().isEmpty)
         #expect(try desktop.storage.verify().isSound, "the removal is folded into the table seal")
         // Its bundles are refused from now on, and nothing changes.
         try laptop.storage.set(sync("alice", "after"), for: space)
@@ -44,7 +44,7 @@ import Glibc
         #expect(try desktop.storage.credentials(for: space)["alice"]?.password == "before")
         // Untrusting a device not trusted is an error that names no key material.
         expectError(.notFound) { try desktop.storage.untrustDevice(try laptop.publicKey) }
-        expectError(.invalidInput) { try desktop.storage.untrustDevice("csdev1:nonsense") }
+        expectError(.invalidInput) { try DeviceKey("csdev1:nonsense") }
     }
 
     @Test func rekeyKeepsWhenADeviceWasTrustedAndLastMerged() throws {

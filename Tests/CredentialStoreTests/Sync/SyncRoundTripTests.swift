@@ -24,10 +24,10 @@ import CredentialStoreTestSupport
         try a.set(Fixture.credential("alice", "synced", .synchronizable), for: space)
         try a.set(Fixture.credential("bob", "local-only", .permanent), for: space)
         try a.set(Fixture.credential("carol", "session-only", .forSession), for: space)
-        try b.trustDevice(try a.devicePublicKey)
+        try b.trustDevice(try a.deviceKey)
 
         let bundle = bundleURL(laptop)
-        try a.exportSynchronizable(to: bundle, protection: .recipients([try b.devicePublicKey]))
+        try a.exportSynchronizable(to: bundle, protection: .recipients([try b.deviceKey]))
         let bytes = try Data(contentsOf: bundle)
         for secret in ["synced", "local-only", "session-only", "alice", "api.example.com"] {
             #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in the bundle")

@@ -15,8 +15,8 @@ final class SyncPeer {
     }
 
     /// This store's device key, as other stores trust it and export to it.
-    var publicKey: String {
-        get throws { try storage.devicePublicKey }
+    var publicKey: DeviceKey {
+        get throws { try storage.deviceKey }
     }
 
     /// A file beside the store (in the folder removed with the peer).
@@ -54,7 +54,7 @@ struct StoreSnapshot: Equatable {
     var syncItems: [[UInt8]]
     var syncDefaults: [[UInt8]]
     var clock: [Int64]
-    var trusted: [String]
+    var trusted: [DeviceKey]
 
     init(_ storage: CredentialStorage) throws {
         entries = try storage.entries()
@@ -62,11 +62,11 @@ struct StoreSnapshot: Equatable {
         let (items, defaults, clock) = try storage.repository.read { reader in
             (try reader.allSyncItems(), try reader.allSyncDefaults(), try reader.syncClock())
         }
-        syncItems = items.map { $0.spaceIndex + $0.userIndex + [$0.deleted ? 1 : 0] + withUnsafeBytes(of: $0.wall) { Array($0) } + $0.sealedState }
+        syncItems = items.map { $0.spaceIndex.bytes + $0.userIndex.bytes + [$0.deleted ? 1 : 0] + withUnsafeBytes(of: $0.wall) { Array($0) } + $0.sealedState }
             .sorted { $0.lexicographicallyPrecedes($1) }
-        syncDefaults = defaults.map { $0.spaceIndex + $0.sealedState }.sorted { $0.lexicographicallyPrecedes($1) }
+        syncDefaults = defaults.map { $0.spaceIndex.bytes + $0.sealedState }.sorted { $0.lexicographicallyPrecedes($1) }
         self.clock = clock.map { [$0.wall, $0.counter] } ?? []
-        trusted = try storage.trustedDevices()
+        trusted = try storage.trustedDeviceKeys()
     }
 
     /// The snapshot without the hybrid logical clock, which an import may tick even when it
@@ -97,7 +97,7 @@ struct SyncView: Equatable, CustomStringConvertible {
             // The disk pointer (a session default, of this instance only, is not synchronizable).
             let keys = storage.keys
             if let choice = try storage.repository.read({ try $0.defaultChoice(space: keys.spaceIndex(space)) }) {
-                let user = try keys.openDefault(choice)
+                let user = try keys.decryptDefault(choice)
                 defaultUser = synchronizable[user] == nil ? nil : user
             }
             let entry = Space(credentials: synchronizable.mapValues(\.password), defaultUser: defaultUser)
@@ -122,7 +122,7 @@ func syncRegister(_ storage: CredentialStorage, _ space: ProtectionSpace, _ user
     let keys = storage.keys
     let spaceIndex = keys.spaceIndex(space)
     return try storage.repository.read { try $0.syncItem(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user)) }
-        .map(keys.open)
+        .map(keys.decrypt)
 }
 
 /// A synchronizable credential: what most sync tests store.

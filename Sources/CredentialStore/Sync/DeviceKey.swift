@@ -1,0 +1,131 @@
+public import Foundation
+
+/// The public key of a store's sync device: what one machine trusts, and seals its bundles to,
+/// when it syncs with another.
+///
+/// Its text form, ``description``, is `csdev1:` and the Ed25519 key in base64url without padding,
+/// as ``CredentialStorage/deviceKey`` returns it and `credstore device show` prints it. People copy
+/// that text between machines; ``init(_:)`` reads it back and refuses anything else, so a value of
+/// this type is always a well-formed key.
+///
+/// ```swift
+/// let laptop = try DeviceKey(textCopiedFromTheLaptop)   // "csdev1:…"
+/// try storage.trustDevice(laptop)
+/// ```
+public struct DeviceKey: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// What every device key's text form begins with; the digit is the version of the format.
+    public static let textPrefix = "csdev1:"
+
+    /// The Ed25519 public key, ``Sodium/signPublicKeyBytes`` long.
+    let bytes: [UInt8]
+
+    /// A key the library made or read from its own sealed rows, whose length is known.
+    init(bytes: [UInt8]) {
+        precondition(bytes.count == Sodium.signPublicKeyBytes, "a device key is an Ed25519 public key")
+        self.bytes = bytes
+    }
+
+    /// A key the library read from a file someone else wrote: nil unless it has the length of one.
+    init?(checking bytes: [UInt8]) {
+        guard bytes.count == Sodium.signPublicKeyBytes else { return nil }
+        self.bytes = bytes
+    }
+
+    /// Reads a device key from its text form; whitespace around it (a copied line break) is ignored.
+    ///
+    /// - Throws: ``CredentialStorageError/Code/invalidInput`` when the text is not a device key.
+    public init(_ text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix(Self.textPrefix) else {
+            throw CredentialStorageError(.invalidInput, "a device key starts with \(Self.textPrefix); copy it as the other store shows it")
+        }
+        var base64 = String(trimmed.dropFirst(Self.textPrefix.count))
+            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let key = DeviceKey(checking: [UInt8](data)) else {
+            throw CredentialStorageError(.invalidInput, "the device key is damaged; copy it again")
+        }
+        self = key
+    }
+
+    /// The text form: `csdev1:` and the key in base64url without padding.
+    public var description: String {
+        Self.textPrefix + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes the text form, refusing what ``init(_:)`` refuses.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            try self.init(text)
+        } catch let error as CredentialStorageError {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.message)
+        }
+    }
+
+    /// Encodes the text form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+// MARK: - The text forms, before DeviceKey
+
+extension TrustedDevice {
+    /// The device's key in its text form (`csdev1:…`).
+    @available(*, deprecated, message: "use key, whose description is this text")
+    public var publicKey: String {
+        key.description
+    }
+
+    /// Creates a description of a trusted device from a key's text form, which must be a device
+    /// key: anything else is a programming error, and traps.
+    @available(*, deprecated, message: "use init(key:trusted:lastMerged:) with a DeviceKey")
+    public init(publicKey: String, trusted: Date? = nil, lastMerged: Date? = nil) {
+        guard let key = try? DeviceKey(publicKey) else { preconditionFailure("TrustedDevice(publicKey:) needs a device key (csdev1:…)") }
+        self.init(key: key, trusted: trusted, lastMerged: lastMerged)
+    }
+}
+
+extension CredentialStorage {
+    /// This store's device key in its text form (`csdev1:` and base64url).
+    @available(*, deprecated, message: "use deviceKey, whose description is this text")
+    public var devicePublicKey: String {
+        get throws { try deviceKey.description }
+    }
+
+    /// Checks that `publicKey` is a device key's text form, without any store.
+    ///
+    /// - Throws: `invalidInput` when the text is not a device key.
+    @available(*, deprecated, message: "use DeviceKey(_:), which checks the text and keeps the key")
+    public static func validateDeviceKey(_ publicKey: String) throws {
+        _ = try DeviceKey(publicKey)
+    }
+
+    /// Trusts the device whose key has this text form; see `trustDevice(_:)` with a ``DeviceKey``.
+    ///
+    /// - Throws: `invalidInput` when the text is not a device key.
+    @available(*, deprecated, message: "use trustDevice(_:) with a DeviceKey")
+    public func trustDevice(_ publicKey: String) throws {
+        try trustDevice(DeviceKey(publicKey))
+    }
+
+    /// Stops trusting the device whose key has this text form; see `untrustDevice(_:)` with a ``DeviceKey``.
+    ///
+    /// - Throws: `invalidInput` when the text is not a device key, `notFound` when this store
+    ///   does not trust that device.
+    @available(*, deprecated, message: "use untrustDevice(_:) with a DeviceKey")
+    public func untrustDevice(_ publicKey: String) throws {
+        try untrustDevice(DeviceKey(publicKey))
+    }
+
+    /// The text forms of the device keys this store trusts.
+    @available(*, deprecated, renamed: "trustedDeviceKeys()")
+    public func trustedDevices() throws -> [String] {
+        try trustedDeviceKeys().map(\.description)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import CredentialStore
+import CredentialStoreTestSupport
+
+/// A device key: read from the text people copy, refused when mistyped, written back unchanged.
+@Suite struct DeviceKeyTests {
+    @Test func theTextAStoreShowsReadsBackAsTheSameKey() throws {
+        let key = try TemporaryStore().open().deviceKey
+        let text = key.description
+        #expect(text.hasPrefix("csdev1:"))
+        #expect(try DeviceKey(text) == key)
+        #expect(try DeviceKey("  \(text)\n") == key, "a copied line break or indent is not part of the key")
+    }
+
+    @Test(arguments: [
+        "", "csdev1:", "csdev2:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5",
+        "csdev1:AAAA", "csdev1:!!!!AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    ])
+    func textThatIsNotADeviceKeyIsRefused(text: String) {
+        expectError(.invalidInput) { try DeviceKey(text) }
+    }
+
+    @Test func aTruncatedOrLengthenedKeyIsRefused() throws {
+        let text = try TemporaryStore().open().deviceKey.description
+        expectError(.invalidInput) { try DeviceKey(String(text.dropLast(2))) }
+        expectError(.invalidInput) { try DeviceKey(text + "AAAA") }
+    }
+
+    @Test func itEncodesAsItsTextAndRefusesToDecodeAnythingElse() throws {
+        let key = try TemporaryStore().open().deviceKey
+        let json = try JSONEncoder().encode([key])
+        #expect(String(decoding: json, as: UTF8.self) == "[\"\(key.description)\"]")
+        #expect(try JSONDecoder().decode([DeviceKey].self, from: json) == [key])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([DeviceKey].self, from: Data("[\"csdev1:nonsense\"]".utf8)) }
+    }
+
+    @Test func trustingByKeyIsWhatTheTextFormsDid() throws {
+        let storage = try TemporaryStore().open()
+        let other = try TemporaryStore().open().deviceKey
+        try storage.trustDevice(other)
+        try storage.trustDevice(other)
+        #expect(try storage.trustedDeviceKeys() == [other], "trusting twice changes nothing")
+        #expect(try storage.trustedDeviceDetails().map(\.key) == [other])
+        try storage.untrustDevice(other)
+        #expect(try storage.trustedDeviceKeys().isEmpty)
+        expectError(.notFound) { try storage.untrustDevice(other) }
+    }
+
+    @available(*, deprecated, message: "exercises the deprecated text forms")
+    @Test func theDeprecatedTextFormsStillWork() throws {
+        let storage = try TemporaryStore().open()
+        let other = try TemporaryStore().open().deviceKey
+        try CredentialStorage.validateDeviceKey(other.description)
+        try storage.trustDevice(other.description)
+        #expect(try storage.trustedDevices() == [other.description])
+        #expect(try storage.trustedDeviceDetails().map(\.publicKey) == [other.description])
+        #expect(try storage.devicePublicKey == storage.deviceKey.description)
+        try storage.untrustDevice("\(other.description)\n")
+        #expect(try storage.trustedDeviceKeys().isEmpty)
+        expectError(.invalidInput) { try storage.trustDevice("csdev1:nonsense") }
+    }
+}
