@@ -8,27 +8,28 @@ struct Mutation {
     let keys: StoreKeys
     let writer: [UInt8]
     let processID: Int32
+    let clock: any StoreClock
     /// Who this instance's subscribers are told made the changes.
     var origin: CredentialChange.Origin = .thisProcess
 
     /// What this instance's subscribers hear.
     private(set) var announcements: [CredentialChange] = []
     /// What other processes hear: only what changed on disk.
-    private var logged: [CredentialChange] = []
+    private(set) var logged: [CredentialChange] = []
 
-    init(transaction: any CredentialRepositoryWriting, session: SessionTier, keys: StoreKeys, writer: [UInt8], processID: Int32) {
+    init(
+        transaction: any CredentialRepositoryWriting, session: SessionTier, keys: StoreKeys, writer: [UInt8], processID: Int32,
+        clock: any StoreClock
+    ) {
         self.transaction = transaction
+        self.clock = clock
         self.session = session
         self.keys = keys
         self.writer = writer
         self.processID = processID
     }
 
-    var ledger: SyncLedger { SyncLedger(transaction: transaction, keys: keys) }
-
-    static func now() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-    }
+    var ledger: SyncLedger { SyncLedger(transaction: transaction, keys: keys, clock: clock) }
 
     // MARK: Rules
 
@@ -52,7 +53,7 @@ struct Mutation {
                 session.set(credential, in: space)
             } else {
                 if sessionCredential != nil { session.remove(user: user, in: space) }
-                let now = Self.now()
+                let now = clock.now()
                 try transaction.upsert(keys.seal(credential, in: space, spaceIndex: spaceIndex, created: row?.created ?? now, modified: now))
                 log(stored == nil ? .added : .updated, space, user, credential.persistence)
             }
@@ -166,27 +167,5 @@ struct Mutation {
 
     mutating func log(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
         logged.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .otherProcess))
-    }
-
-    /// The most changes one change-log entry seals together. A transaction's changes take one
-    /// entry, or several for a large import, so that a watcher never opens one huge blob at once.
-    static let changeLogBatchSize = 1024
-
-    /// Appends the disk-visible changes to the store's change log, for other processes' watchers.
-    func writeChangeLog() throws {
-        guard !logged.isEmpty else { return }
-        // Holding the write lock, this transaction's entries follow the newest one without gaps.
-        // The changes are sealed together, a batch to an entry: one seal and one row for a `set`,
-        // and not one per change for an import.
-        var (sequence, changeTotal) = try transaction.changeLogPosition()
-        for start in stride(from: logged.startIndex, to: logged.endIndex, by: Self.changeLogBatchSize) {
-            sequence += 1
-            let batch = logged[start..<min(start + Self.changeLogBatchSize, logged.endIndex)]
-            changeTotal += Int64(batch.count)
-            try transaction.appendChange(
-                sequence: sequence, writer: writer, processID: processID, changeTotal: changeTotal,
-                sealedChanges: keys.sealChanges(batch, sequence: sequence, writer: writer, processID: processID))
-        }
-        try transaction.pruneChangeLog(latestChangeTotal: changeTotal)
     }
 }

@@ -18,7 +18,7 @@ enum StoreOpener {
     static func open(
         databaseURL: URL, key: StoreKey, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen,
         anchor: RollbackAnchor = .none,
-        migrateUpTo: String? = nil
+        migrateUpTo: String? = nil, clock: any StoreClock = SystemClock()
     ) throws -> Opened {
         let path = databaseURL.path
         try StoreFiles.ensureDirectory(databaseURL.deletingLastPathComponent())
@@ -48,10 +48,11 @@ enum StoreOpener {
             // would run inside credstore's own statements (before a migration writes, too).
             if let schema { try StoreSchema.check(schema) }
             if pending {
-                try repository.migrate(upTo: migrateUpTo) { [keys] applied, writer in
+                let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+                try repository.migrate(upTo: migrateUpTo, observer: pipeline) { applied, writer in
                     // A store older than the table seal gets one over the rows it has; one older
                     // than 0007 gets its sync state folded into its seal.
-                    try TableSealing.afterMigrating(applied, writer, keys: keys, storeID: header.storeID)
+                    try TableSealing.afterMigrating(applied, writer, pipeline: pipeline)
                 }
                 try StoreSchema.check(repository.schemaState())
             }
@@ -94,11 +95,14 @@ enum StoreOpener {
             throw CredentialStorageError(.corrupt, "\(path) is an SQLite database but not a credstore store; choose another path")
         }
         let header = StoreHeader(
-            format: StoreHeader.currentFormat, storeID: Sodium.randomBytes(16), keyGeneration: 1, created: Mutation.now())
+            format: StoreHeader.currentFormat, storeID: Sodium.randomBytes(16), keyGeneration: 1, created: clock.now())
         let root = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let (slot, kek) = try makeSlot(for: key, root: root, header: header, creatingStore: true)
         let keys = try StoreKeys(root: root)
-        let (storedHeader, storedSlots) = try repository.create(header: header, slots: [slot], upTo: migrateUpTo) { applied, writer in
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        let (storedHeader, storedSlots) = try repository.create(
+            header: header, slots: [slot], upTo: migrateUpTo, observer: pipeline
+        ) { applied, writer in
             if applied.contains(TableSealing.migration) {
                 try writer.setTableSeal(TableSealing.empty(keys: keys, storeID: header.storeID))
             }

@@ -102,13 +102,14 @@ extension CredentialStorage {
     public func trustDevice(_ publicKey: String) throws {
         let key = try DeviceIdentity.publicKey(fromText: publicKey)
         _ = try followRekey()
-        _ = try repository.write({ transaction -> Int64? in
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             if let sealed = try transaction.trustedDevice(keyIndex: index), keys.openTrustedKey(keyIndex: index, sealed: sealed) == key {
                 return nil
             }
-            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.sealTrustedKey(key, trusted: Mutation.now()))
-            return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.sealTrustedKey(key, trusted: clock.now()))
+            return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
             if let generation { anchor?.advance(to: generation) }
         })
@@ -126,13 +127,14 @@ extension CredentialStorage {
     public func untrustDevice(_ publicKey: String) throws {
         let key = try DeviceIdentity.publicKey(fromText: publicKey)
         _ = try followRekey()
-        _ = try repository.write({ transaction -> Int64? in
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             guard try transaction.trustedDevice(keyIndex: index) != nil else {
                 throw CredentialStorageError(.notFound, "this store does not trust that device; `credstore device list` shows the ones it does")
             }
             try transaction.removeTrustedDevice(keyIndex: index)
-            return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
+            return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
             if let generation { anchor?.advance(to: generation) }
         })
@@ -193,7 +195,7 @@ extension CredentialStorage {
                 return BundleDefault(space: state.space, user: state.user, stamp: state.stamp)
             }
             return BundleContents(
-                senderDevice: device.deviceID, signer: device.publicKey, created: Mutation.now(), items: items, defaults: defaults)
+                senderDevice: device.deviceID, signer: device.publicKey, created: clock.now(), items: items, defaults: defaults)
         }
         let bytes = try BundleFormat.write(contents, protection: bundleProtection, signer: device)
         try StoreFiles.writeAtomically(url, bytes: bytes)
@@ -221,7 +223,7 @@ extension CredentialStorage {
         from url: URL, passphrase: String? = nil, dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil
     ) throws -> ImportReport {
         let device = try deviceIdentity()
-        let now = Mutation.now()
+        let now = clock.now()
         // Two passes over the file, each holding one chunk at a time. The first checks everything
         // (the signer's trust before any item is decrypted, then every chunk, the counts and the
         // signature) and keeps nothing but the newest clock reading; the second merges, inside the
@@ -335,7 +337,7 @@ extension CredentialStorage {
                 let index = keys.trustedKeyIndex(signer)
                 if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.openTrustedDevice(keyIndex: index, sealed: sealed) {
                     try mutation.transaction.addTrustedDevice(
-                        keyIndex: index, sealedPublicKey: keys.sealTrustedKey(signer, trusted: record.trusted, lastMerged: Mutation.now()))
+                        keyIndex: index, sealedPublicKey: keys.sealTrustedKey(signer, trusted: record.trusted, lastMerged: clock.now()))
                 }
             }
             progress?(total, total)

@@ -45,7 +45,7 @@ struct ImportKillTests {
         for _ in 0..<200 where FileManager.default.fileExists(atPath: wal) { usleep(10_000) }
 
         // Every old synchronizable item gets a new password, and 20,000 new items arrive.
-        let now = Mutation.now()
+        let now = SystemClock().now()
         let items = (0..<Self.oldCount).map { index in
             BundleItem(space: Self.space(index), user: "old-user-\(index)",
                        stamp: HybridTimestamp(wall: now + 1000, counter: Int64(index), device: senderDevice.deviceID), password: "new-\(index)")

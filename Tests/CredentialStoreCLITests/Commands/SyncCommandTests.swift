@@ -218,7 +218,7 @@ struct SyncCommandTests {
         let device = try retired.deviceIdentity()
         #expect(try fleet.machines[0].run(["device", "trust", try retired.devicePublicKey] + fleet.machines[0].storeArguments).status == 0)
         let recipient = try DeviceIdentity.publicKey(fromText: try fleet.publicKey(0))
-        let old = Mutation.now() - 181 * 24 * 3600 * 1000
+        let old = SystemClock().now() - 181 * 24 * 3600 * 1000
         let item = BundleItem(
             space: ProtectionSpace(host: "old.example.com", port: 443, protocol: "https", realm: nil, authenticationMethod: nil),
             user: "ghost", stamp: HybridTimestamp(wall: old, counter: 0, device: device.deviceID), password: "stale")
@@ -237,7 +237,7 @@ struct SyncCommandTests {
         try sandbox.add("https://a.example.com", user: "alice", password: "first", ["--persistence", "synchronizable"])
         // The clock row edited as someone with write access to the store's folder could: the
         // counter at Int64.max, the wall an hour ahead so the next change must tick the counter.
-        try sandbox.sqlite("UPDATE sync_clock SET wall = \(Mutation.now() + 3_600_000), counter = \(Int64.max)")
+        try sandbox.sqlite("UPDATE sync_clock SET wall = \(SystemClock().now() + 3_600_000), counter = \(Int64.max)")
         let result = try sandbox.run(["add", "https://a.example.com", "--user", "bob", "--persistence", "synchronizable"]
             + sandbox.storeArguments, stdin: "second\n")
         // An error of the store (damage, or tampering once the clock is sealed), in one line: no trap.

@@ -20,7 +20,7 @@ import Testing
         let sender = try SyncPeer()
         let device = try sender.storage.deviceIdentity()
         let password = String(repeating: "p", count: 4000)
-        let now = Mutation.now()
+        let now = SystemClock().now()
         let count = megabytes << 20 / 4100
         let items = (0..<count).map { index in
             BundleItem(
