@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 @testable import CredentialStore
 
@@ -20,10 +21,10 @@ final class TemporaryStore {
     /// Where this store's rollback anchor is kept: beside the store's folder, not in it.
     var anchorDirectory: URL { directory.deletingLastPathComponent().appendingPathComponent("anchors", isDirectory: true) }
 
-    /// Opens (creating on first use) the store with its key file.
-    func open(integrityCheck: CredentialStorage.IntegrityCheck = .onOpen) throws -> CredentialStorage {
+    /// Opens (creating on first use) the store with its key file, reading the time from `clock`.
+    func open(integrityCheck: CredentialStorage.IntegrityCheck = .onOpen, clock: any StoreClock = SystemClock()) throws -> CredentialStorage {
         try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), integrityCheck: integrityCheck,
-                              rollbackAnchor: .directory(anchorDirectory))
+                              rollbackAnchor: .directory(anchorDirectory), clock: clock)
     }
 
     /// Waits until no connection holds the store: SQLite removes the WAL when the last one closes.
@@ -133,4 +134,25 @@ func expectError<T>(
     for secret in secrets {
         #expect(error?.message.contains(secret) == false, "the message leaks a secret", sourceLocation: sourceLocation)
     }
+}
+
+/// A clock a test moves by hand: it starts at the system's time and stands still until advanced,
+/// so that "later", "181 days on" or "the same millisecond" need no sleeping and no edited rows.
+final class TestClock: StoreClock {
+    private let reading: Mutex<Int64>
+
+    init(startingAt start: Int64 = SystemClock().now()) {
+        reading = Mutex(start)
+    }
+
+    func now() -> Int64 {
+        reading.withLock { $0 }
+    }
+
+    /// Moves the clock on by `milliseconds` (back, when negative).
+    func advance(by milliseconds: Int64) {
+        reading.withLock { $0 += milliseconds }
+    }
+
+    static let day: Int64 = 24 * 3600 * 1000
 }
