@@ -333,6 +333,8 @@ public final class CredentialStorage: Sendable {
     /// run takes the same steps in a transaction that is rolled back, and returns its result.
     func mutate<T>(origin: CredentialChange.Origin = .thisProcess, dryRun: Bool = false, _ body: (inout Mutation) throws -> T) throws -> T {
         let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        // An import's merge writes the remote registers, with their stamps, itself.
+        pipeline.syncRegisters = origin == .syncImport ? nil : SyncRegisterKeeper()
         func write(_ transaction: any CredentialRepositoryWriting) throws -> MutationOutcome<T> {
             // Holding the write lock, make sure the keys are the store's current ones: sealing
             // with keys another process has rotated away would write unreadable rows.
@@ -347,6 +349,7 @@ public final class CredentialStorage: Sendable {
                 writer: instanceID, processID: getpid(), clock: clock)
             mutation.origin = origin
             let result = try body(&mutation)
+            try pipeline.syncRegisters?.keepRegisters(mutation.ledger)
             let generation = try pipeline.foldSeal(into: transaction)
             try pipeline.appendChangeLog(mutation.logged, writer: instanceID, processID: getpid(), into: transaction)
             // While others' processes are watched, their commits that precede this one are read

@@ -58,7 +58,6 @@ struct Mutation {
                 log(stored == nil ? .added : .updated, space, user, credential.persistence)
             }
             announce(existing == nil ? .added : .updated, space, user, credential.persistence)
-            try recordSyncItem(space: space, user: user, was: stored?.persistence, now: credential.persistence)
         }
 
         // The first credential of a space without a default becomes the default.
@@ -86,7 +85,6 @@ struct Mutation {
             try transaction.deleteCredential(space: spaceIndex, user: userIndex)
             log(.removed, space, user, row.persistence)
             announce(.removed, space, user, row.persistence)
-            try recordSyncItem(space: space, user: user, was: row.persistence, now: nil)
         }
         if sessionCredential != nil {
             session.remove(user: user, in: space)
@@ -127,19 +125,12 @@ struct Mutation {
                 try transaction.setDefaultChoice(keys.sealDefault(user: user, spaceIndex: spaceIndex))
                 if let row = try transaction.credential(space: spaceIndex, user: userIndex) {
                     log(.defaultChanged, space, user, row.persistence)
-                    if row.persistence == .synchronizable {
-                        try ledger.record(SyncDefaultState(space: space, user: user, stamp: try ledger.tick()))
-                    }
                 }
             }
             if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
         } else {
-            if let diskChoice {
+            if diskChoice != nil {
                 try transaction.deleteDefaultChoice(space: spaceIndex)
-                // A synced default that goes away locally goes away everywhere.
-                if try transaction.syncItem(space: spaceIndex, user: diskChoice.userIndex) != nil {
-                    try ledger.record(SyncDefaultState(space: space, user: nil, stamp: try ledger.tick()))
-                }
             }
             if session[space].defaultUser != user { session.setDefault(user, in: space) }
         }
@@ -156,13 +147,6 @@ struct Mutation {
 
     mutating func announce(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
         announcements.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: origin))
-    }
-
-    /// Keeps the sync register of (space, user) in step: entering or changing in the
-    /// synchronizable tier makes it live, leaving the tier (or removal) makes it a tombstone.
-    private func recordSyncItem(space: ProtectionSpace, user: String, was: Persistence?, now: Persistence?) throws {
-        guard was == .synchronizable || now == .synchronizable else { return }
-        try ledger.record(SyncItemState(space: space, user: user, stamp: try ledger.tick(), deleted: now != .synchronizable))
     }
 
     mutating func log(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {

@@ -16,14 +16,18 @@
 /// device trust, passphrase change, rekey, store creation and the migrations all write through a
 /// pipeline. A dry run runs the same steps in a transaction that is then rolled back.
 ///
-/// The sync registers of local writes are kept by the sync ledger (Sync/), from within the
-/// mutation; their rows reach the seal through this pipeline like any other.
+/// The sync registers of a local write are kept by a ``SyncRegisterKeeper`` (Sync/), told of the
+/// credential rows and default choices the write changed; the registers' own rows reach the
+/// seal through this pipeline like any other.
 final class WritePipeline: RowChangeObserver {
     let storeID: [UInt8]
     /// The keys the seal is folded under: those of the store's current generation, which a write
     /// sets once it holds the lock (another process may have rotated them).
     var keys: StoreKeys
     let clock: any StoreClock
+    /// Told of every row change, when the write is a local one (an import's merge writes the
+    /// remote registers itself).
+    var syncRegisters: SyncRegisterKeeper?
 
     /// XOR of the contributions of the rows removed and added since the last fold.
     private var digest = [UInt8](repeating: 0, count: TableSealing.digestBytes)
@@ -45,6 +49,7 @@ final class WritePipeline: RowChangeObserver {
     // MARK: Row changes
 
     func rowRemoved(_ row: SealedRowFingerprint) {
+        syncRegisters?.rowChanged(row, added: false)
         if row.table == .credentials { retiredSecrets = true }
         unfolded = true
         changedTables.insert(row.table)
@@ -56,6 +61,7 @@ final class WritePipeline: RowChangeObserver {
     }
 
     func rowAdded(_ row: SealedRowFingerprint) {
+        syncRegisters?.rowChanged(row, added: true)
         unfolded = true
         changedTables.insert(row.table)
         if row.table == .syncClock {
