@@ -285,7 +285,7 @@ final class SQLiteRepository: CredentialRepository {
     /// zeroed the old row, into the database file, and then empties the WAL.
     ///
     /// It never waits: while another process reads from the WAL or writes, it gives up and says
-    /// so, and ``write(_:afterCommit:)`` tries again after each later write until it succeeds
+    /// so, and ``write(observer:_:afterCommit:)`` tries again after each later write until it succeeds
     /// (the last close deletes the WAL in any case).
     private static func emptyLog(_ db: Database) -> Bool {
         guard let connection = db.sqliteConnection else { return false }
