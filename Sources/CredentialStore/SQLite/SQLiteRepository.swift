@@ -30,6 +30,12 @@ final class SQLiteRepository: CredentialRepository {
     /// way), so that the WAL may still hold it.
     private let logHoldsRetiredSecrets = Mutex(false)
 
+    /// The connection's memory map of the file and page cache, in the ordinary case.
+    static let memoryMapBytes = 256 << 20
+    static let pageCacheKiB = 32 << 10
+    /// The page cache while ``withSmallPageCache(_:)`` runs.
+    static let smallPageCacheKiB = 4 << 10
+
     init(path: String) throws {
         self.path = path
         var configuration = Configuration()
@@ -44,11 +50,28 @@ final class SQLiteRepository: CredentialRepository {
                 PRAGMA cell_size_check = ON;
                 PRAGMA trusted_schema = OFF;
                 PRAGMA journal_size_limit = \(Self.walSizeLimit);
-                PRAGMA mmap_size = 268435456;
-                PRAGMA cache_size = -32768;
+                PRAGMA mmap_size = \(Self.memoryMapBytes);
+                PRAGMA cache_size = -\(Self.pageCacheKiB);
                 """)
         }
         queue = try Self.mapErrors { try DatabaseQueue(path: path, configuration: configuration) }
+    }
+
+    /// Runs `body` with a 4 MiB page cache and no memory map of the file, then restores them: for
+    /// one very large transaction, whose dirty pages then spill to the WAL instead of staying in
+    /// memory, and whose reads of most of the file do not map it all into this process.
+    func withSmallPageCache<T>(_ body: () throws -> T) throws -> T {
+        try Self.mapErrors {
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.smallPageCacheKiB); PRAGMA mmap_size = 0")
+            }
+        }
+        defer {
+            try? queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB); PRAGMA mmap_size = \(Self.memoryMapBytes)")
+            }
+        }
+        return try body()
     }
 
     // MARK: Schema

@@ -4,6 +4,9 @@ import Logging
 /// Opens or creates a store: checks its files, unlocks the root key, and only then migrates, so
 /// that a wrong key never writes a byte.
 enum StoreOpener {
+    /// The database size above which the full seal check on open reads through a small page cache.
+    static let largeStoreBytes: Int64 = 64 << 20
+
     struct Opened {
         var repository: SQLiteRepository
         var header: StoreHeader
@@ -65,7 +68,7 @@ enum StoreOpener {
                 // then unlock again and check under the new keys.
                 for attempt in 1...3 {
                     let recorded = anchorFile?.recordedGeneration()
-                    let outcome = try repository.snapshotRead { [keys] reader -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
+                    let check = { [keys] (reader: any CredentialRepositoryReading) throws -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
                         guard let current = try reader.header(), current.0.keyGeneration == header.keyGeneration else {
                             return (nil, try reader.header())
                         }
@@ -74,6 +77,11 @@ enum StoreOpener {
                             : try TableSealing.stored(reader, keys: keys, storeID: header.storeID)
                         return (seal.generation, nil)
                     }
+                    // The full check reads every row once: of a large store, through a small page
+                    // cache and no memory map, so that the file's pages do not all stay resident.
+                    let outcome = integrityCheck == .onOpen && StoreFiles.size(of: path) > largeStoreBytes
+                        ? try repository.withSmallPageCache { try repository.snapshotRead(check) }
+                        : try repository.snapshotRead(check)
                     if let generation = outcome.generation {
                         try anchorFile?.check(storeGeneration: generation, recorded: recorded)
                         anchorFile?.advance(to: generation)
