@@ -331,7 +331,19 @@ public final class CredentialStorage: Sendable {
     /// Runs one write transaction with a ``Mutation``, through the ``WritePipeline``; once it
     /// commits, swaps in the new session tier and announces the changes, in commit order. A dry
     /// run takes the same steps in a transaction that is rolled back, and returns its result.
-    func mutate<T>(origin: CredentialChange.Origin = .thisProcess, dryRun: Bool = false, _ body: (inout Mutation) throws -> T) throws -> T {
+    /// With `smallPageCache`, the transaction runs through a small page cache and no memory map
+    /// (``SQLiteRepository/withSmallPageCache(_:)``): for a very large import.
+    func mutate<T>(
+        origin: CredentialChange.Origin = .thisProcess, dryRun: Bool = false, smallPageCache: Bool = false,
+        _ body: (inout Mutation) throws -> T
+    ) throws -> T {
+        guard smallPageCache else { return try mutateThroughPipeline(origin: origin, dryRun: dryRun, body) }
+        return try repository.withSmallPageCache { try mutateThroughPipeline(origin: origin, dryRun: dryRun, body) }
+    }
+
+    private func mutateThroughPipeline<T>(
+        origin: CredentialChange.Origin, dryRun: Bool, _ body: (inout Mutation) throws -> T
+    ) throws -> T {
         let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
         // An import's merge writes the remote registers, with their stamps, itself.
         pipeline.syncRegisters = origin == .syncImport ? nil : SyncRegisterKeeper()

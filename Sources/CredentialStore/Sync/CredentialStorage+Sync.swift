@@ -262,94 +262,89 @@ extension CredentialStorage {
         // A bundle this large makes one very large transaction: its pages spill to the WAL rather
         // than fill a 32 MiB cache and a 256 MiB map of the store (docs/reliability.md).
         let bundleBytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        guard bundleBytes > Self.largeImportBytes else { return try merge() }
-        return try repository.withSmallPageCache(merge)
-
-        func merge() throws -> ImportReport {
-            return try mutate(origin: .syncImport, dryRun: dryRun) { mutation in
-                let stream = try BundleStream(source: try BundleFileSource(url: url), passphrase: passphrase, device: device, reuse: reuse)
-                guard stream.metadataPlaintext == expectedMetadata else { throw BundleFormat.invalid("it changed while it was being read") }
-                if let signer = metadata.signer {
-                    try Self.checkTrust(signer, device: device, keys: mutation.keys, in: mutation.transaction)
-                }
-                try mutation.ledger.dropExpiredTombstones()
-                if let newest { try mutation.ledger.receive(newest) }
-                let keys = mutation.keys
-                // An item announces and logs at most one change, and so does the settling of a space.
-                mutation.reserveChanges(min(total, 1 << 16) + min(Int(metadata.defaultCount), 1 << 16))
-
-                // What a space needs settled once every chunk is in: the users whose credential the
-                // import wrote, and the register it replaced (a register may name a user that only a
-                // later chunk, or an earlier bundle, brought).
-                var pending: [[UInt8]: (space: ProtectionSpace, arrived: [(user: String, userIndex: [UInt8])], replaced: SyncDefaultState?)] = [:]
-                var report = ImportReport()
-                var merged = 0
-                while let chunk = try stream.next() {
-                    switch chunk {
-                    case .items(let chunkItems):
-                        // Every table an import writes is keyed by blind indexes, which scatter the
-                        // bundle's order at random: merged in key order instead (chunk by chunk),
-                        // SQLite appends to its B-trees rather than splitting pages all over them. The
-                        // sort is stable, so several entries of one key (which only a doctored bundle
-                        // holds) still apply in bundle order.
-                        let items = try chunkItems.map { item in
-                            guard item.stamp.isPlausible, item.stamp.wall <= now + Self.maximumClockSkewMillis else {
-                                throw BundleFormat.invalid("it changed while it was being read")
-                            }
-                            let spaceIndex = keys.spaceIndex(item.space)
-                            return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
-                        }.sorted { first, second in
-                            let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
-                            return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
-                        }
-                        for (spaceIndex, userIndex, item) in items {
-                            if let progress, merged % 1024 == 0 { progress(merged, total) }
-                            merged += 1
-                            let outcome = try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex)
-                            switch outcome {
-                            case .added: report.added += 1
-                            case .updated: report.updated += 1
-                            case .removed: report.removed += 1
-                            case .unchanged: report.unchanged += 1
-                            }
-                            guard outcome != .unchanged else { continue }
-                            var entry = pending[spaceIndex] ?? (item.space, [], nil)
-                            if outcome == .removed {
-                                entry.arrived.removeAll { $0.userIndex == userIndex }
-                            } else {
-                                entry.arrived.append((item.user, userIndex))
-                            }
-                            pending[spaceIndex] = entry
-                        }
-                    case .defaults(let chunkDefaults):
-                        let registers = try chunkDefaults.map { choice in
-                            guard choice.stamp.isPlausible, choice.stamp.wall <= now + Self.maximumClockSkewMillis else {
-                                throw BundleFormat.invalid("it changed while it was being read")
-                            }
-                            return (spaceIndex: keys.spaceIndex(choice.space), register: choice)
-                        }.sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
-                        for (spaceIndex, register) in registers {
-                            guard let replaced = try mutation.merge(register, spaceIndex: spaceIndex) else { continue }
-                            var entry = pending[spaceIndex] ?? (register.space, [], nil)
-                            entry.replaced = replaced
-                            pending[spaceIndex] = entry
-                        }
-                    }
-                }
-                for spaceIndex in pending.keys.sorted(by: { compareKeys($0, $1) < 0 }) {
-                    let entry = pending[spaceIndex]!
-                    try mutation.settleDefault(of: entry.space, spaceIndex: spaceIndex, replacedRegister: entry.replaced, arrived: entry.arrived)
-                }
-                if let signer = metadata.signer, signer != device.publicKey {
-                    let index = keys.trustedKeyIndex(signer)
-                    if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.openTrustedDevice(keyIndex: index, sealed: sealed) {
-                        try mutation.transaction.addTrustedDevice(
-                            keyIndex: index, sealedPublicKey: keys.sealTrustedKey(signer, trusted: record.trusted, lastMerged: clock.now()))
-                    }
-                }
-                progress?(total, total)
-                return report
+        return try mutate(origin: .syncImport, dryRun: dryRun, smallPageCache: bundleBytes > Self.largeImportBytes) { mutation in
+            let stream = try BundleStream(source: try BundleFileSource(url: url), passphrase: passphrase, device: device, reuse: reuse)
+            guard stream.metadataPlaintext == expectedMetadata else { throw BundleFormat.invalid("it changed while it was being read") }
+            if let signer = metadata.signer {
+                try Self.checkTrust(signer, device: device, keys: mutation.keys, in: mutation.transaction)
             }
+            try mutation.ledger.dropExpiredTombstones()
+            if let newest { try mutation.ledger.receive(newest) }
+            let keys = mutation.keys
+            // An item announces and logs at most one change, and so does the settling of a space.
+            mutation.reserveChanges(min(total, 1 << 16) + min(Int(metadata.defaultCount), 1 << 16))
+
+            // What a space needs settled once every chunk is in: the users whose credential the
+            // import wrote, and the register it replaced (a register may name a user that only a
+            // later chunk, or an earlier bundle, brought).
+            var pending: [[UInt8]: (space: ProtectionSpace, arrived: [(user: String, userIndex: [UInt8])], replaced: SyncDefaultState?)] = [:]
+            var report = ImportReport()
+            var merged = 0
+            while let chunk = try stream.next() {
+                switch chunk {
+                case .items(let chunkItems):
+                    // Every table an import writes is keyed by blind indexes, which scatter the
+                    // bundle's order at random: merged in key order instead (chunk by chunk),
+                    // SQLite appends to its B-trees rather than splitting pages all over them. The
+                    // sort is stable, so several entries of one key (which only a doctored bundle
+                    // holds) still apply in bundle order.
+                    let items = try chunkItems.map { item in
+                        guard item.stamp.isPlausible, item.stamp.wall <= now + Self.maximumClockSkewMillis else {
+                            throw BundleFormat.invalid("it changed while it was being read")
+                        }
+                        let spaceIndex = keys.spaceIndex(item.space)
+                        return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
+                    }.sorted { first, second in
+                        let spaces = compareKeys(first.spaceIndex, second.spaceIndex)
+                        return spaces == 0 ? compareKeys(first.userIndex, second.userIndex) < 0 : spaces < 0
+                    }
+                    for (spaceIndex, userIndex, item) in items {
+                        if let progress, merged % 1024 == 0 { progress(merged, total) }
+                        merged += 1
+                        let outcome = try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex)
+                        switch outcome {
+                        case .added: report.added += 1
+                        case .updated: report.updated += 1
+                        case .removed: report.removed += 1
+                        case .unchanged: report.unchanged += 1
+                        }
+                        guard outcome != .unchanged else { continue }
+                        var entry = pending[spaceIndex] ?? (item.space, [], nil)
+                        if outcome == .removed {
+                            entry.arrived.removeAll { $0.userIndex == userIndex }
+                        } else {
+                            entry.arrived.append((item.user, userIndex))
+                        }
+                        pending[spaceIndex] = entry
+                    }
+                case .defaults(let chunkDefaults):
+                    let registers = try chunkDefaults.map { choice in
+                        guard choice.stamp.isPlausible, choice.stamp.wall <= now + Self.maximumClockSkewMillis else {
+                            throw BundleFormat.invalid("it changed while it was being read")
+                        }
+                        return (spaceIndex: keys.spaceIndex(choice.space), register: choice)
+                    }.sorted { compareKeys($0.spaceIndex, $1.spaceIndex) < 0 }
+                    for (spaceIndex, register) in registers {
+                        guard let replaced = try mutation.merge(register, spaceIndex: spaceIndex) else { continue }
+                        var entry = pending[spaceIndex] ?? (register.space, [], nil)
+                        entry.replaced = replaced
+                        pending[spaceIndex] = entry
+                    }
+                }
+            }
+            for spaceIndex in pending.keys.sorted(by: { compareKeys($0, $1) < 0 }) {
+                let entry = pending[spaceIndex]!
+                try mutation.settleDefault(of: entry.space, spaceIndex: spaceIndex, replacedRegister: entry.replaced, arrived: entry.arrived)
+            }
+            if let signer = metadata.signer, signer != device.publicKey {
+                let index = keys.trustedKeyIndex(signer)
+                if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.openTrustedDevice(keyIndex: index, sealed: sealed) {
+                    try mutation.transaction.addTrustedDevice(
+                        keyIndex: index, sealedPublicKey: keys.sealTrustedKey(signer, trusted: record.trusted, lastMerged: clock.now()))
+                }
+            }
+            progress?(total, total)
+            return report
         }
     }
 
