@@ -53,7 +53,7 @@ extension CredentialStorage {
 
     /// The sync clock's wall reading now: milliseconds since 1970, as stamps and bundles carry it.
     package static func syncClockNow() -> Int64 {
-        Mutation.now()
+        SystemClock().now()
     }
 
     /// Writes a recipient-mode bundle signed by this store's device key, holding exactly `items`

@@ -1,4 +1,4 @@
-public import CredentialStore
+package import CredentialStore
 public import Foundation
 public import GRDB
 
@@ -32,10 +32,10 @@ public final class TemporaryStore: @unchecked Sendable {
         directory.deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    /// Opens (creating on first use) the store with its key file.
-    public func open(integrityCheck: CredentialStorage.IntegrityCheck = .onOpen) throws -> CredentialStorage {
+    /// Opens (creating on first use) the store with its key file, reading the time from `clock`.
+    package func open(integrityCheck: CredentialStorage.IntegrityCheck = .onOpen, clock: any StoreClock = SystemClock()) throws -> CredentialStorage {
         try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), integrityCheck: integrityCheck,
-                              rollbackAnchor: .directory(anchorDirectory))
+                              rollbackAnchor: .directory(anchorDirectory), clock: clock)
     }
 
     /// Waits until no connection holds the store: SQLite removes the WAL when the last one closes.

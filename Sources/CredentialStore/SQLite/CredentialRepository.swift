@@ -22,7 +22,7 @@ struct SealedDefault: Hashable, Sendable {
 /// One entry of the change log that lets other processes announce what this one committed.
 struct SealedChangeEntry: Hashable, Sendable {
     var sequence: Int64
-    /// The ``CredentialStorage`` instance that committed it.
+    /// The store instance that committed it.
     var writer: [UInt8]
     var processID: Int32
     /// The kind, tier, space and user of each change, in order, sealed together.
@@ -52,48 +52,12 @@ struct SealedDevice: Hashable, Sendable {
     var sealedSecretKey: [UInt8]
 }
 
-/// One row as the table seal sees it: its table, its primary key, and the authentication tags of
-/// its ciphertexts, which (through their associated data) vouch for every other column.
-struct SealedRowFingerprint: Hashable, Sendable {
-    /// The sealed tables, by the number their rows' contributions are hashed under. Which SQL
-    /// table each is, and how every one of its columns is covered, is in
-    /// ``TableSealing/schemaCoverage``.
-    enum Table: UInt8, CaseIterable {
-        // Sealed since migration 0004.
-        case credentials = 1, defaultChoices = 2, trustedDevices = 3
-        // Sealed since migration 0007: the sync state, which decides what a merge keeps.
-        case syncItems = 4, syncDefaults = 5, device = 6, syncClock = 7
-
-        /// The tables the seal covered before migration 0007.
-        static let sinceTableSeal: [Table] = [.credentials, .defaultChoices, .trustedDevices]
-        /// The tables migration 0007 brought under the seal.
-        static let sinceSyncSeal: [Table] = [.syncItems, .syncDefaults, .device, .syncClock]
-    }
-
-    var table: Table
-    var key: [UInt8]
-    var tags: [UInt8]
-}
-
 /// The stored table seal (see migration 0004).
 struct TableSeal: Hashable, Sendable {
     var generation: Int64
     var rowCount: Int64
     var digest: [UInt8]
     var mac: [UInt8]
-}
-
-/// The sealed rows a write transaction removed and added (a replaced row is both), for the
-/// table seal to fold in at the end of the transaction.
-final class RowJournal {
-    var removed: [SealedRowFingerprint] = []
-    var added: [SealedRowFingerprint] = []
-    /// Where in `added` the clock's reading of this transaction is, once it has ticked.
-    var clockReading: Int?
-    /// Whether the transaction deleted or overwrote a secret: a credential row, or a key slot (which
-    /// wraps the root key under an old passphrase). Its old bytes are then in the WAL's earlier
-    /// frames, until a checkpoint empties it.
-    var retiredSecrets = false
 }
 
 /// A space's credentials, and its default choice when the default rule needs it.
@@ -150,8 +114,6 @@ protocol CredentialRepositoryReading {
 protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func initialize(header: StoreHeader, slots: [KeySlot]) throws
     func setTableSeal(_ seal: TableSeal) throws
-    /// The sealed rows this transaction has removed and added so far; empties the journal.
-    func takeRowChanges() -> RowJournal
     func replaceSlots(_ slots: [KeySlot], header: StoreHeader) throws
     func upsert(_ credential: SealedCredential) throws
     /// Empties the credential and default tables (rekey re-seals everything in the same transaction).
@@ -169,12 +131,14 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func upsertSyncDefault(_ choice: SealedSyncDefault) throws
     /// Empties every table sealed under the root key's subkeys but the credentials (rekey).
     func deleteAllSyncState() throws
-    /// Drops change-log entries past the retention; once per transaction, given the change total
-    /// of the newest entry (which the caller has just written).
-    func pruneChangeLog(latestChangeTotal: Int64) throws
+    /// Drops the change-log entries before the first one that holds a change after
+    /// `changeTotal` or was written at or after `writtenSince` (milliseconds): the caller's
+    /// retention. Never the newest entry.
+    func pruneChangeLog(keepingChangesAfter changeTotal: Int64, writtenSince: Int64) throws
     /// Appends an entry to the change log under `sequence`, which holds the changes up to
-    /// `changeTotal` (the caller continues both from ``CredentialRepositoryReading/changeLogPosition()``).
-    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, changeTotal: Int64, sealedChanges: [UInt8]) throws
+    /// `changeTotal` (the caller continues both from ``CredentialRepositoryReading/changeLogPosition()``),
+    /// written at `written` (milliseconds since 1970).
+    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, written: Int64, changeTotal: Int64, sealedChanges: [UInt8]) throws
 }
 
 /// The encrypted store's persistence, kept behind a protocol so that the storage logic (tiers,
@@ -182,14 +146,20 @@ protocol CredentialRepositoryWriting: CredentialRepositoryReading {
 protocol CredentialRepository: Sendable {
     /// A consistent read.
     func read<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T
-    /// One atomic transaction that holds the store's write lock across processes. `afterCommit`
+    /// One atomic transaction that holds the store's write lock across processes; `observer`
+    /// hears of every sealed row it writes or deletes, and is asked before the commit. `afterCommit`
     /// runs once the transaction is durable, still serialized with other writes of this process,
     /// so that changes are announced in commit order.
-    func write<T>(_ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void) throws -> T
+    func write<T>(
+        observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void
+    ) throws -> T
+    /// Runs `body` as ``write(observer:_:afterCommit:)`` would, holding the write lock, and then
+    /// rolls the transaction back: nothing it wrote stays, and its result is returned.
+    func writeRolledBack<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T
 }
 
 extension CredentialRepository {
-    func write<T>(_ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
-        try write(body, afterCommit: { _ in })
+    func write<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
+        try write(observer: observer, body, afterCommit: { _ in })
     }
 }

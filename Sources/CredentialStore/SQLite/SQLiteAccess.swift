@@ -4,8 +4,8 @@ import GRDB
 /// The SQL of the store, over one connection inside a read or a write.
 struct SQLiteAccess: CredentialRepositoryWriting {
     let db: Database
-    /// What a write removes and adds of the sealed rows; reads have none.
-    var journal: RowJournal?
+    /// Told of each sealed row a write removes and adds; reads have none.
+    var observer: (any RowChangeObserver)?
 
     private static let credentialColumns = """
         space_index, user_index, origin_index, persistence, created, modified, sealed_space, sealed_credential
@@ -244,9 +244,9 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func setDevice(_ device: SealedDevice) throws {
-        if let journal {
-            if let old = try fingerprint(.device, []) { journal.removed.append(old) }
-            journal.added.append(SealedRowFingerprint(device))
+        if let observer {
+            if let old = try fingerprint(.device, []) { observer.rowRemoved(old) }
+            observer.rowAdded(SealedRowFingerprint(device))
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO device_identity (id, device_id, public_key, sealed_secret_key) VALUES (1, ?, ?, ?)",
@@ -254,9 +254,9 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func addTrustedDevice(keyIndex: BlindIndex, sealedPublicKey: [UInt8]) throws {
-        if let journal {
-            if let old = try fingerprint(.trustedDevices, [keyIndex]) { journal.removed.append(old) }
-            journal.added.append(SealedRowFingerprint(trustedKeyIndex: keyIndex, sealedPublicKey: sealedPublicKey))
+        if let observer {
+            if let old = try fingerprint(.trustedDevices, [keyIndex]) { observer.rowRemoved(old) }
+            observer.rowAdded(SealedRowFingerprint(trustedKeyIndex: keyIndex, sealedPublicKey: sealedPublicKey))
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO trusted_devices (key_index, sealed_public_key) VALUES (?, ?)",
@@ -264,23 +264,14 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     func removeTrustedDevice(keyIndex: BlindIndex) throws {
-        if let journal, let old = try fingerprint(.trustedDevices, [keyIndex]) { journal.removed.append(old) }
+        if let observer, let old = try fingerprint(.trustedDevices, [keyIndex]) { observer.rowRemoved(old) }
         try db.execute(sql: "DELETE FROM trusted_devices WHERE key_index = ?", arguments: [Data(keyIndex)])
     }
 
     func setSyncClock(wall: Int64, counter: Int64) throws {
-        if let journal {
-            let reading = SealedRowFingerprint(syncClockWall: wall, counter: counter)
-            if let index = journal.clockReading {
-                // The clock ticks once per item of an import: its earlier reading in this
-                // transaction was added and would be removed again, which folds to nothing, so
-                // the new reading takes its place instead of adding two fingerprints a tick.
-                journal.added[index] = reading
-            } else {
-                if let old = try fingerprint(.syncClock, []) { journal.removed.append(old) }
-                journal.clockReading = journal.added.count
-                journal.added.append(reading)
-            }
+        if let observer {
+            if let old = try fingerprint(.syncClock, []) { observer.rowRemoved(old) }
+            observer.rowAdded(SealedRowFingerprint(syncClockWall: wall, counter: counter))
         }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_clock (id, wall, counter) VALUES (1, ?, ?)")
             .executeRaw([.integer(wall), .integer(counter)])
@@ -292,10 +283,10 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         // seal to fold it out, and replaced.
         try db.cachedStatement(sql: Self.insertSyncItemSQL).executeRaw(values)
         if db.changesCount == 0 {
-            if let journal, let old = try fingerprint(.syncItems, [item.spaceIndex, item.userIndex]) { journal.removed.append(old) }
+            if let observer, let old = try fingerprint(.syncItems, [item.spaceIndex, item.userIndex]) { observer.rowRemoved(old) }
             try db.cachedStatement(sql: Self.upsertSyncItemSQL).executeRaw(values)
         }
-        journal?.added.append(SealedRowFingerprint(item))
+        observer?.rowAdded(SealedRowFingerprint(item))
     }
 
     func deleteTombstones(before wall: Int64) throws {
@@ -303,7 +294,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         let shape = Self.fingerprintSQL(.syncItems)
         try db.cachedStatement(sql: "DELETE FROM sync_items WHERE deleted = 1 AND wall < ? RETURNING \(shape.columns)")
             .forEachRawRow(values: [.integer(wall)]) { row in
-                journal?.removed.append(Self.fingerprint(.syncItems, row))
+                observer?.rowRemoved(Self.fingerprint(.syncItems, row))
             }
     }
 
@@ -311,16 +302,16 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         let values: [RawValue] = [.blob(choice.spaceIndex), .blob(choice.sealedState)]
         try db.cachedStatement(sql: "INSERT INTO sync_defaults (space_index, sealed_state) VALUES (?, ?) ON CONFLICT DO NOTHING").executeRaw(values)
         if db.changesCount == 0 {
-            if let journal, let old = try fingerprint(.syncDefaults, [choice.spaceIndex]) { journal.removed.append(old) }
+            if let observer, let old = try fingerprint(.syncDefaults, [choice.spaceIndex]) { observer.rowRemoved(old) }
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_defaults (space_index, sealed_state) VALUES (?, ?)").executeRaw(values)
         }
-        journal?.added.append(SealedRowFingerprint(choice))
+        observer?.rowAdded(SealedRowFingerprint(choice))
     }
 
     func deleteAllSyncState() throws {
-        if let journal {
+        if let observer {
             try forEachFingerprint(in: [.trustedDevices] + SealedRowFingerprint.Table.sinceSyncSeal.filter { $0 != .syncClock }) { fingerprint, _ in
-                journal.removed.append(fingerprint)
+                observer.rowRemoved(fingerprint)
             }
         }
         try db.execute(sql: "DELETE FROM sync_items; DELETE FROM sync_defaults; DELETE FROM trusted_devices; DELETE FROM device_identity")
@@ -339,7 +330,7 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         try db.execute(sql: "UPDATE store_header SET key_generation = ? WHERE id = 1", arguments: [header.keyGeneration])
         try db.execute(sql: "DELETE FROM key_slots")
         // An old slot wraps the root key under the old passphrase or key file (passwd, rekey).
-        if db.changesCount > 0 { journal?.retiredSecrets = true }
+        if db.changesCount > 0 { observer?.keySlotsRemoved() }
         for slot in slots {
             try db.execute(sql: """
                 INSERT INTO key_slots (kind, kdf_salt, kdf_opslimit, kdf_memlimit, commitment, wrapped_root_key)
@@ -362,27 +353,24 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         // fold its fingerprint out, and replaced: an import of new rows saves a lookup per row.
         try db.cachedStatement(sql: Self.insertCredentialSQL).executeRaw(values)
         if db.changesCount == 0 {
-            if let journal, let old = try fingerprint(.credentials, [credential.spaceIndex, credential.userIndex]) {
-                journal.removed.append(old)
-                journal.retiredSecrets = true
+            if let observer, let old = try fingerprint(.credentials, [credential.spaceIndex, credential.userIndex]) {
+                observer.rowRemoved(old)
             }
             try db.cachedStatement(sql: Self.replaceCredentialSQL).executeRaw(values)
         }
-        journal?.added.append(SealedRowFingerprint(credential))
+        observer?.rowAdded(SealedRowFingerprint(credential))
     }
 
     func deleteAllCredentials() throws {
-        if let journal {
-            try forEachFingerprint(in: [.credentials, .defaultChoices]) { fingerprint, _ in journal.removed.append(fingerprint) }
-            journal.retiredSecrets = true
+        if let observer {
+            try forEachFingerprint(in: [.credentials, .defaultChoices]) { fingerprint, _ in observer.rowRemoved(fingerprint) }
         }
         try db.execute(sql: "DELETE FROM credentials; DELETE FROM default_choices")
     }
 
     func deleteCredential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws {
-        if let journal, let old = try fingerprint(.credentials, [spaceIndex, userIndex]) {
-            journal.removed.append(old)
-            journal.retiredSecrets = true
+        if let observer, let old = try fingerprint(.credentials, [spaceIndex, userIndex]) {
+            observer.rowRemoved(old)
         }
         try db.cachedStatement(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index = ?")
             .executeRaw([.blob(spaceIndex), .blob(userIndex)])
@@ -394,46 +382,38 @@ struct SQLiteAccess: CredentialRepositoryWriting {
         try db.cachedStatement(sql: "INSERT INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
             .executeRaw(values)
         if db.changesCount == 0 {
-            if let journal, let old = try fingerprint(.defaultChoices, [choice.spaceIndex]) { journal.removed.append(old) }
+            if let observer, let old = try fingerprint(.defaultChoices, [choice.spaceIndex]) { observer.rowRemoved(old) }
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?)")
                 .executeRaw(values)
         }
-        journal?.added.append(SealedRowFingerprint(choice))
+        observer?.rowAdded(SealedRowFingerprint(choice))
     }
 
     func deleteDefaultChoice(space spaceIndex: BlindIndex) throws {
-        if let journal, let old = try fingerprint(.defaultChoices, [spaceIndex]) { journal.removed.append(old) }
+        if let observer, let old = try fingerprint(.defaultChoices, [spaceIndex]) { observer.rowRemoved(old) }
         try db.cachedStatement(sql: "DELETE FROM default_choices WHERE space_index = ?").executeRaw([.blob(spaceIndex)])
     }
 
-    /// Change-log entries younger than this are kept, however many: a watcher polls five times a
-    /// second, and one transaction (an import) may log hundreds of entries at once.
-    static let changeLogRetentionMillis: Int64 = 60_000
-    /// The newest changes kept whatever their age, for watchers that were suspended a while.
-    /// Counted in changes, not entries: an entry of an import holds up to 1,024.
-    static let changeLogMinimumChanges: Int64 = 1000
-
-    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, changeTotal: Int64, sealedChanges: [UInt8]) throws {
+    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, written: Int64, changeTotal: Int64, sealedChanges: [UInt8]) throws {
         try db.cachedStatement(sql: """
             INSERT INTO change_entries (seq, writer, pid, written, change_total, sealed_changes) VALUES (?, ?, ?, ?, ?, ?)
             """).executeRaw([
-                .integer(sequence), .blob(writer), .integer(Int64(processID)), .integer(Mutation.now()),
+                .integer(sequence), .blob(writer), .integer(Int64(processID)), .integer(written),
                 .integer(changeTotal), .blob(sealedChanges),
             ])
     }
 
-    func pruneChangeLog(latestChangeTotal: Int64) throws {
+    func pruneChangeLog(keepingChangesAfter keptChanges: Int64, writtenSince: Int64) throws {
         // From the head of the log, oldest first: everything before the first entry still within
         // the retention or holding one of the newest changes (`change_total` grows with `seq`).
         // Sequence numbers are the table's rowids, so this visits only what it deletes and one
         // entry more, with no index to keep up on every write. An entry never leaves before its
         // retention, even when the clock stepped back between writes: a younger entry ahead of it
         // holds it back instead. The newest entry always matches, so the log never empties.
-        let keptChanges = latestChangeTotal - Self.changeLogMinimumChanges
         guard keptChanges > 0 else { return }
         guard let firstKept = try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT seq FROM change_entries WHERE change_total > ? OR written >= ? ORDER BY seq LIMIT 1"),
-            arguments: [keptChanges, Mutation.now() - Self.changeLogRetentionMillis])
+            arguments: [keptChanges, writtenSince])
         else { return }
         // A bound of its own, so SQLite's range covers the deleted entries alone.
         try db.cachedStatement(sql: "DELETE FROM change_entries WHERE seq < ?").execute(arguments: [firstKept])
@@ -545,15 +525,6 @@ struct SQLiteAccess: CredentialRepositoryWriting {
     func setTableSeal(_ seal: TableSeal) throws {
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO table_seal (id, generation, row_count, digest, mac) VALUES (1, ?, ?, ?, ?)")
             .executeRaw([.integer(seal.generation), .integer(seal.rowCount), .blob(seal.digest), .blob(seal.mac)])
-    }
-
-    func takeRowChanges() -> RowJournal {
-        let taken = RowJournal()
-        guard let journal else { return taken }
-        swap(&taken.removed, &journal.removed)
-        swap(&taken.added, &journal.added)
-        journal.clockReading = nil
-        return taken
     }
 
     // MARK: Row decoding

@@ -30,6 +30,12 @@ final class SQLiteRepository: CredentialRepository {
     /// way), so that the WAL may still hold it.
     private let logHoldsRetiredSecrets = Mutex(false)
 
+    /// The connection's memory map of the file and page cache, in the ordinary case.
+    static let memoryMapBytes = 256 << 20
+    static let pageCacheKiB = 32 << 10
+    /// The page cache while ``withSmallPageCache(_:)`` runs.
+    static let smallPageCacheKiB = 4 << 10
+
     init(path: String) throws {
         self.path = path
         var configuration = Configuration()
@@ -44,11 +50,28 @@ final class SQLiteRepository: CredentialRepository {
                 PRAGMA cell_size_check = ON;
                 PRAGMA trusted_schema = OFF;
                 PRAGMA journal_size_limit = \(Self.walSizeLimit);
-                PRAGMA mmap_size = 268435456;
-                PRAGMA cache_size = -32768;
+                PRAGMA mmap_size = \(Self.memoryMapBytes);
+                PRAGMA cache_size = -\(Self.pageCacheKiB);
                 """)
         }
         queue = try Self.mapErrors { try DatabaseQueue(path: path, configuration: configuration) }
+    }
+
+    /// Runs `body` with a 4 MiB page cache and no memory map of the file, then restores them: for
+    /// one very large transaction, whose dirty pages then spill to the WAL instead of staying in
+    /// memory, and whose reads of most of the file do not map it all into this process.
+    func withSmallPageCache<T>(_ body: () throws -> T) throws -> T {
+        try Self.mapErrors {
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.smallPageCacheKiB); PRAGMA mmap_size = 0")
+            }
+        }
+        defer {
+            try? queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB); PRAGMA mmap_size = \(Self.memoryMapBytes)")
+            }
+        }
+        return try body()
     }
 
     // MARK: Schema
@@ -96,7 +119,8 @@ final class SQLiteRepository: CredentialRepository {
     /// in one transaction that also settles a race between two processes creating the same store.
     /// Returns the header that won.
     func create(
-        header: StoreHeader, slots: [KeySlot], upTo identifier: String? = nil, afterMigrating: AfterMigrating
+        header: StoreHeader, slots: [KeySlot], upTo identifier: String? = nil, observer: any RowChangeObserver,
+        afterMigrating: AfterMigrating
     ) throws -> (StoreHeader, [KeySlot]) {
         try Self.mapErrors {
             // journal_mode cannot change inside a transaction; it is persistent, so set it once here.
@@ -105,10 +129,9 @@ final class SQLiteRepository: CredentialRepository {
                 try db.inTransaction(.immediate) {
                     let applied = try Self.migrate(db, upTo: identifier)
                     if try Int.fetchOne(db, sql: "SELECT count(*) FROM store_header") == 0 {
-                        let journal = RowJournal()
                         try SQLiteAccess(db: db).initialize(header: header, slots: slots)
-                        try afterMigrating(applied, SQLiteAccess(db: db, journal: journal))
-                        try Self.expectFolded(journal)
+                        try afterMigrating(applied, SQLiteAccess(db: db, observer: observer))
+                        try observer.willCommit()
                     }
                     return .commit
                 }
@@ -145,7 +168,7 @@ final class SQLiteRepository: CredentialRepository {
 
     /// Applies the migrations this store lacks, atomically. `upTo` stops early (for tests of
     /// stores made by older versions).
-    func migrate(upTo identifier: String? = nil, afterMigrating: AfterMigrating) throws {
+    func migrate(upTo identifier: String? = nil, observer: any RowChangeObserver, afterMigrating: AfterMigrating) throws {
         try Self.mapErrors {
             let pending = try queue.read { db in try Self.pendingMigrations(db, upTo: identifier) }
             guard !pending.isEmpty else { return }
@@ -154,9 +177,8 @@ final class SQLiteRepository: CredentialRepository {
                     // Another process may have migrated meanwhile: only what is still pending runs.
                     let applied = try Self.migrate(db, upTo: identifier)
                     if !applied.isEmpty {
-                        let journal = RowJournal()
-                        try afterMigrating(applied, SQLiteAccess(db: db, journal: journal))
-                        try Self.expectFolded(journal)
+                        try afterMigrating(applied, SQLiteAccess(db: db, observer: observer))
+                        try observer.willCommit()
                     }
                     return .commit
                 }
@@ -240,19 +262,20 @@ final class SQLiteRepository: CredentialRepository {
         }
     }
 
-    func write<T>(_ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void) throws -> T {
+    func write<T>(
+        observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void
+    ) throws -> T {
         try Self.mapErrors {
             try queue.writeWithoutTransaction { db in
                 var result: T?
-                let journal = RowJournal()
                 try db.inTransaction(.immediate) {
-                    result = try body(SQLiteAccess(db: db, journal: journal))
-                    try Self.expectFolded(journal)
+                    result = try body(SQLiteAccess(db: db, observer: observer))
+                    try observer.willCommit()
                     return .commit
                 }
-                // Retired secrets leave the WAL now, or after the first write that finds no
-                // other process in the way.
-                if journal.retiredSecrets || logHoldsRetiredSecrets.withLock({ $0 }) {
+                // Deleted bytes leave the WAL now, when the observer asks, or after the first
+                // write that finds no other process in the way.
+                if observer.emptiesLog || logHoldsRetiredSecrets.withLock({ $0 }) {
                     let emptied = Self.emptyLog(db)
                     logHoldsRetiredSecrets.withLock { $0 = !emptied }
                 }
@@ -264,15 +287,18 @@ final class SQLiteRepository: CredentialRepository {
         }
     }
 
-    /// Refuses to commit a transaction that changed sealed rows without folding them into the
-    /// table seal (``TableSealing/fold(_:keys:storeID:)`` empties the journal): such a commit
-    /// would make the next open report tampering. A write path that forgot the fold fails here,
-    /// in its tests, rather than in a user's store.
-    private static func expectFolded(_ journal: RowJournal) throws {
-        guard journal.removed.isEmpty, journal.added.isEmpty else {
-            let tables = Set((journal.removed + journal.added).map { "\($0.table)" }).sorted().joined(separator: ", ")
-            throw CredentialStorageError(.io,
-                "a write changed sealed rows (\(tables)) without updating the table seal, and was rolled back; this is a bug in credstore, please report it")
+    func writeRolledBack<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
+        try Self.mapErrors {
+            try queue.writeWithoutTransaction { db in
+                var result: T?
+                // The same lock and the same statements as a write, so the outcome is the one a
+                // write would have; SQLite then discards every page it changed.
+                try db.inTransaction(.immediate) {
+                    result = try body(SQLiteAccess(db: db, observer: observer))
+                    return .rollback
+                }
+                return result!
+            }
         }
     }
 
@@ -282,7 +308,7 @@ final class SQLiteRepository: CredentialRepository {
     /// zeroed the old row, into the database file, and then empties the WAL.
     ///
     /// It never waits: while another process reads from the WAL or writes, it gives up and says
-    /// so, and ``write(_:afterCommit:)`` tries again after each later write until it succeeds
+    /// so, and ``write(observer:_:afterCommit:)`` tries again after each later write until it succeeds
     /// (the last close deletes the WAL in any case).
     private static func emptyLog(_ db: Database) -> Bool {
         guard let connection = db.sqliteConnection else { return false }

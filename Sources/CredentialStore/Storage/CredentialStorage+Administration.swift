@@ -170,7 +170,8 @@ extension CredentialStorage {
         // Argon2id takes about a second: derive before taking the write lock.
         let (newKEK, salt, cost) = try StoreOpener.passphraseKEK(newPassphrase)
         let currentKEK = keyHolder.kek
-        try repository.write({ transaction in
+        // No sealed row changes; the pipeline still sees the old slot go (the WAL is emptied of it).
+        try repository.write(observer: WritePipeline(keys: keys, storeID: header.storeID, clock: clock), { transaction in
             guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == .passphrase }) else {
                 throw CredentialStorageError(.corrupt, "the store's passphrase slot is missing; restore the store from a backup")
             }
@@ -190,7 +191,8 @@ extension CredentialStorage {
         let protection = keyHolder.protection
         let newRoot = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let newKeys = try StoreKeyring(root: newRoot)
-        let (newGeneration, _) = try repository.write({ transaction -> (key: Int64, seal: Int64) in
+        let pipeline = WritePipeline(keys: newKeys, storeID: header.storeID, clock: clock)
+        let (newGeneration, _) = try repository.write(observer: pipeline, { transaction -> (key: Int64, seal: Int64) in
             guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == protection }) else {
                 throw CredentialStorageError(.corrupt, "the store's key slot is missing; restore the store from a backup")
             }
@@ -240,7 +242,7 @@ extension CredentialStorage {
             for choice in resealedChoices { try transaction.setDefaultChoice(choice) }
             try transaction.replaceSlots([newSlot], header: newHeader)
             // Every sealed row changed at once: seal them afresh under the new keys.
-            _ = transaction.takeRowChanges()
+            pipeline.discardRowChanges()
             try transaction.setTableSeal(TableSealing.compute(transaction, keys: newKeys, storeID: header.storeID, generation: seal.generation + 1))
             return (newHeader.keyGeneration, seal.generation + 1)
         }, afterCommit: { generations in

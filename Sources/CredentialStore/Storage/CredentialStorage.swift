@@ -9,7 +9,7 @@ import Glibc
 /// `URLCredentialStorage` that Linux lacks.
 ///
 /// ```swift
-/// let storage = try CredentialStorage.openDefault()
+/// let storage = try CredentialStorage.decryptDefault()
 /// let space = try ProtectionSpace(url: URL(string: "https://api.example.com")!)
 /// try storage.set(Credential(user: "alice", password: "s3cret", persistence: .permanent), for: space)
 /// let credential = try storage.defaultCredential(for: space)
@@ -58,6 +58,8 @@ public final class CredentialStorage: Sendable {
     private let hub: ChangeHub
     /// Told each new table-seal generation once it is committed.
     let anchor: AnchorFile?
+    /// Where every write and sync decision of this instance reads the time.
+    let clock: any StoreClock
 
     /// The `userInfo` key under which a posted `credentialStorageChanged` notification carries
     /// its ``CredentialChange``.
@@ -78,9 +80,22 @@ public final class CredentialStorage: Sendable {
         at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore"),
         integrityCheck: IntegrityCheck = .onOpen, rollbackAnchor: RollbackAnchor = .standard
     ) throws {
+        try self.init(
+            at: databaseURL, key: key, logger: logger, integrityCheck: integrityCheck, rollbackAnchor: rollbackAnchor,
+            clock: SystemClock())
+    }
+
+    /// Opens the store as ``init(at:key:logger:integrityCheck:rollbackAnchor:)`` does, reading
+    /// the time from `clock` (row timestamps, the sync clock, tombstone expiry, bundle age, the
+    /// change log's retention): for tests that control time.
+    package convenience init(
+        at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore"),
+        integrityCheck: IntegrityCheck = .onOpen, rollbackAnchor: RollbackAnchor = .standard, clock: any StoreClock
+    ) throws {
         let opened = try StoreOpener.open(
-            databaseURL: databaseURL, key: key, logger: logger, integrityCheck: integrityCheck, anchor: rollbackAnchor)
-        self.init(databaseURL: databaseURL, opened: opened, logger: logger)
+            databaseURL: databaseURL, key: key, logger: logger, integrityCheck: integrityCheck, anchor: rollbackAnchor,
+            clock: clock)
+        self.init(databaseURL: databaseURL, opened: opened, logger: logger, clock: clock)
     }
 
     /// When the whole-store integrity check (the table seal) runs.
@@ -100,8 +115,9 @@ public final class CredentialStorage: Sendable {
         case deferredToVerify
     }
 
-    init(databaseURL: URL, opened: StoreOpener.Opened, logger: Logger) {
+    init(databaseURL: URL, opened: StoreOpener.Opened, logger: Logger, clock: any StoreClock = SystemClock()) {
         self.databaseURL = databaseURL
+        self.clock = clock
         self.repository = opened.repository
         let keyHolder = KeyHolder(keys: opened.keys, generation: opened.header.keyGeneration, kek: opened.kek, protection: opened.protection)
         self.keyHolder = keyHolder
@@ -312,52 +328,59 @@ public final class CredentialStorage: Sendable {
             changes: changes, first: entries.first?.sequence, last: entries.last?.sequence, unopened: unopened)
     }
 
-    /// Runs one write transaction with a ``Mutation``; once it commits, swaps in the new session
-    /// tier and announces the changes, in commit order.
-    func mutate<T>(origin: CredentialChange.Origin = .thisProcess, dryRun: Bool = false, _ body: (inout Mutation) throws -> T) throws -> T {
-        do {
-            return try mutateCommitting(origin: origin, dryRun: dryRun, body)
-        } catch let rollback as DryRunRollback<T> {
-            return rollback.result
-        }
+    /// Runs one write transaction with a ``Mutation``, through the ``WritePipeline``; once it
+    /// commits, swaps in the new session tier and announces the changes, in commit order. A dry
+    /// run takes the same steps in a transaction that is rolled back, and returns its result.
+    /// With `smallPageCache`, the transaction runs through a small page cache and no memory map
+    /// (``SQLiteRepository/withSmallPageCache(_:)``): for a very large import.
+    func mutate<T>(
+        origin: CredentialChange.Origin = .thisProcess, dryRun: Bool = false, smallPageCache: Bool = false,
+        _ body: (inout Mutation) throws -> T
+    ) throws -> T {
+        guard smallPageCache else { return try mutateThroughPipeline(origin: origin, dryRun: dryRun, body) }
+        return try repository.withSmallPageCache { try mutateThroughPipeline(origin: origin, dryRun: dryRun, body) }
     }
 
-    /// Ends a dry run's transaction by throwing its result, so SQLite rolls everything back.
-    private struct DryRunRollback<T>: Error {
-        // Thrown and caught on the same thread, within one call.
-        nonisolated(unsafe) var result: T
-    }
-
-    private func mutateCommitting<T>(origin: CredentialChange.Origin, dryRun: Bool, _ body: (inout Mutation) throws -> T) throws -> T {
-        let outcome = try repository.write({ transaction -> MutationOutcome<T> in
+    private func mutateThroughPipeline<T>(
+        origin: CredentialChange.Origin, dryRun: Bool, _ body: (inout Mutation) throws -> T
+    ) throws -> T {
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        // An import's merge writes the remote registers, with their stamps, itself.
+        pipeline.syncRegisters = origin == .syncImport ? nil : SyncRegisterKeeper()
+        func write(_ transaction: any CredentialRepositoryWriting) throws -> MutationOutcome<T> {
             // Holding the write lock, make sure the keys are the store's current ones: sealing
             // with keys another process has rotated away would write unreadable rows.
             if let generation = try transaction.keyGeneration(), generation != keyHolder.generation,
                let (header, slots) = try transaction.header() {
                 try keyHolder.follow(header: header, slots: slots)
             }
+            let currentKeys = self.keys
+            pipeline.keys = currentKeys
             var mutation = Mutation(
-                transaction: transaction, session: session.withLock { $0 }, keys: keys,
-                writer: instanceID, processID: getpid())
+                transaction: transaction, session: session.withLock { $0 }, keys: currentKeys,
+                writer: instanceID, processID: getpid(), clock: clock)
             mutation.origin = origin
             let result = try body(&mutation)
-            if dryRun { throw DryRunRollback(result: result) }
-            let generation = try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
-            try mutation.writeChangeLog()
+            try pipeline.syncRegisters?.keepRegisters(mutation.ledger)
+            let generation = try pipeline.foldSeal(into: transaction)
+            try pipeline.appendChangeLog(mutation.logged, writer: instanceID, processID: getpid(), into: transaction)
             // While others' processes are watched, their commits that precede this one are read
             // now, under the lock, so they are announced before this transaction's changes.
             var logged = ChangeHub.LoggedChanges(changes: [], first: nil, last: nil, unopened: 0)
-            if let since = hub.watchedSequence {
-                logged = try Self.loggedChanges(after: since, in: transaction, keys: keys, skipping: instanceID)
+            if !dryRun, let since = hub.watchedSequence {
+                logged = try Self.loggedChanges(after: since, in: transaction, keys: currentKeys, skipping: instanceID)
             }
             return MutationOutcome(
                 result: result, session: mutation.session, local: mutation.announcements, logged: logged, generation: generation)
-        }, afterCommit: { outcome in
+        }
+        if dryRun {
+            return try repository.writeRolledBack(observer: pipeline, write).result
+        }
+        return try repository.write(observer: pipeline, write, afterCommit: { outcome in
             if let generation = outcome.generation { anchor?.advance(to: generation) }
             session.withLock { $0 = outcome.session }
             hub.deliver(logged: outcome.logged.changes, local: outcome.local, through: outcome.logged.last)
-        })
-        return outcome.result
+        }).result
     }
 }
 

@@ -8,27 +8,28 @@ struct Mutation {
     let keys: StoreKeyring
     let writer: [UInt8]
     let processID: Int32
+    let clock: any StoreClock
     /// Who this instance's subscribers are told made the changes.
     var origin: CredentialChange.Origin = .thisProcess
 
     /// What this instance's subscribers hear.
     private(set) var announcements: [CredentialChange] = []
     /// What other processes hear: only what changed on disk.
-    private var logged: [CredentialChange] = []
+    private(set) var logged: [CredentialChange] = []
 
-    init(transaction: any CredentialRepositoryWriting, session: SessionTier, keys: StoreKeyring, writer: [UInt8], processID: Int32) {
+    init(
+        transaction: any CredentialRepositoryWriting, session: SessionTier, keys: StoreKeyring, writer: [UInt8], processID: Int32,
+        clock: any StoreClock
+    ) {
         self.transaction = transaction
+        self.clock = clock
         self.session = session
         self.keys = keys
         self.writer = writer
         self.processID = processID
     }
 
-    var ledger: SyncLedger { SyncLedger(transaction: transaction, keys: keys) }
-
-    static func now() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-    }
+    var ledger: SyncLedger { SyncLedger(transaction: transaction, keys: keys, clock: clock) }
 
     // MARK: Rules
 
@@ -52,12 +53,11 @@ struct Mutation {
                 session.set(credential, in: space)
             } else {
                 if sessionCredential != nil { session.remove(user: user, in: space) }
-                let now = Self.now()
+                let now = clock.now()
                 try transaction.upsert(keys.encrypt(credential, in: space, spaceIndex: spaceIndex, created: row?.created ?? now, modified: now))
                 log(stored == nil ? .added : .updated, space, user, credential.persistence)
             }
             announce(existing == nil ? .added : .updated, space, user, credential.persistence)
-            try recordSyncItem(space: space, user: user, was: stored?.persistence, now: credential.persistence)
         }
 
         // The first credential of a space without a default becomes the default.
@@ -85,7 +85,6 @@ struct Mutation {
             try transaction.deleteCredential(space: spaceIndex, user: userIndex)
             log(.removed, space, user, row.persistence)
             announce(.removed, space, user, row.persistence)
-            try recordSyncItem(space: space, user: user, was: row.persistence, now: nil)
         }
         if sessionCredential != nil {
             session.remove(user: user, in: space)
@@ -126,19 +125,12 @@ struct Mutation {
                 try transaction.setDefaultChoice(keys.encryptDefault(user: user, spaceIndex: spaceIndex))
                 if let row = try transaction.credential(space: spaceIndex, user: userIndex) {
                     log(.defaultChanged, space, user, row.persistence)
-                    if row.persistence == .synchronizable {
-                        try ledger.record(SyncDefaultState(space: space, user: user, stamp: try ledger.tick()))
-                    }
                 }
             }
             if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
         } else {
-            if let diskChoice {
+            if diskChoice != nil {
                 try transaction.deleteDefaultChoice(space: spaceIndex)
-                // A synced default that goes away locally goes away everywhere.
-                if try transaction.syncItem(space: spaceIndex, user: diskChoice.userIndex) != nil {
-                    try ledger.record(SyncDefaultState(space: space, user: nil, stamp: try ledger.tick()))
-                }
             }
             if session[space].defaultUser != user { session.setDefault(user, in: space) }
         }
@@ -157,36 +149,7 @@ struct Mutation {
         announcements.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: origin))
     }
 
-    /// Keeps the sync register of (space, user) in step: entering or changing in the
-    /// synchronizable tier makes it live, leaving the tier (or removal) makes it a tombstone.
-    private func recordSyncItem(space: ProtectionSpace, user: String, was: Persistence?, now: Persistence?) throws {
-        guard was == .synchronizable || now == .synchronizable else { return }
-        try ledger.record(SyncItemState(space: space, user: user, stamp: try ledger.tick(), deleted: now != .synchronizable))
-    }
-
     mutating func log(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
         logged.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .otherProcess))
-    }
-
-    /// The most changes one change-log entry seals together. A transaction's changes take one
-    /// entry, or several for a large import, so that a watcher never opens one huge blob at once.
-    static let changeLogBatchSize = 1024
-
-    /// Appends the disk-visible changes to the store's change log, for other processes' watchers.
-    func writeChangeLog() throws {
-        guard !logged.isEmpty else { return }
-        // Holding the write lock, this transaction's entries follow the newest one without gaps.
-        // The changes are sealed together, a batch to an entry: one seal and one row for a `set`,
-        // and not one per change for an import.
-        var (sequence, changeTotal) = try transaction.changeLogPosition()
-        for start in stride(from: logged.startIndex, to: logged.endIndex, by: Self.changeLogBatchSize) {
-            sequence += 1
-            let batch = logged[start..<min(start + Self.changeLogBatchSize, logged.endIndex)]
-            changeTotal += Int64(batch.count)
-            try transaction.appendChange(
-                sequence: sequence, writer: writer, processID: processID, changeTotal: changeTotal,
-                sealedChanges: keys.encryptChanges(batch, sequence: sequence, writer: writer, processID: processID))
-        }
-        try transaction.pruneChangeLog(latestChangeTotal: changeTotal)
     }
 }

@@ -81,6 +81,16 @@ enum StoreFiles {
     }
 
     /// Checks the database and whatever journal files SQLite left beside it.
+    /// The size of the file at `path` in bytes, with its WAL's; 0 when neither is there.
+    static func size(of path: String) -> Int64 {
+        var total: Int64 = 0
+        for file in [path, path + "-wal"] {
+            var info = stat()
+            if stat(file, &info) == 0 { total += Int64(info.st_size) }
+        }
+        return total
+    }
+
     static func checkStoreFiles(database path: String) throws -> Bool {
         for suffix in ["-wal", "-shm", "-journal"] {
             _ = try checkExisting(path + suffix)

@@ -4,6 +4,9 @@ import Logging
 /// Opens or creates a store: checks its files, unlocks the root key, and only then migrates, so
 /// that a wrong key never writes a byte.
 enum StoreOpener {
+    /// The database size above which the full seal check on open reads through a small page cache.
+    static let largeStoreBytes: Int64 = 64 << 20
+
     struct Opened {
         var repository: SQLiteRepository
         var header: StoreHeader
@@ -18,7 +21,7 @@ enum StoreOpener {
     static func open(
         databaseURL: URL, key: StoreKey, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen,
         anchor: RollbackAnchor = .none,
-        migrateUpTo: String? = nil
+        migrateUpTo: String? = nil, clock: any StoreClock = SystemClock()
     ) throws -> Opened {
         let path = databaseURL.path
         try StoreFiles.ensureDirectory(databaseURL.deletingLastPathComponent())
@@ -48,10 +51,11 @@ enum StoreOpener {
             // would run inside credstore's own statements (before a migration writes, too).
             if let schema { try StoreSchema.check(schema) }
             if pending {
-                try repository.migrate(upTo: migrateUpTo) { [keys] applied, writer in
+                let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+                try repository.migrate(upTo: migrateUpTo, observer: pipeline) { applied, writer in
                     // A store older than the table seal gets one over the rows it has; one older
                     // than 0007 gets its sync state folded into its seal.
-                    try TableSealing.afterMigrating(applied, writer, keys: keys, storeID: header.storeID)
+                    try TableSealing.afterMigrating(applied, writer, pipeline: pipeline)
                 }
                 try StoreSchema.check(repository.schemaState())
             }
@@ -64,7 +68,7 @@ enum StoreOpener {
                 // then unlock again and check under the new keys.
                 for attempt in 1...3 {
                     let recorded = anchorFile?.recordedGeneration()
-                    let outcome = try repository.snapshotRead { [keys] reader -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
+                    let check = { [keys] (reader: any CredentialRepositoryReading) throws -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
                         guard let current = try reader.header(), current.0.keyGeneration == header.keyGeneration else {
                             return (nil, try reader.header())
                         }
@@ -73,6 +77,11 @@ enum StoreOpener {
                             : try TableSealing.stored(reader, keys: keys, storeID: header.storeID)
                         return (seal.generation, nil)
                     }
+                    // The full check reads every row once: of a large store, through a small page
+                    // cache and no memory map, so that the file's pages do not all stay resident.
+                    let outcome = integrityCheck == .onOpen && StoreFiles.size(of: path) > largeStoreBytes
+                        ? try repository.withSmallPageCache { try repository.snapshotRead(check) }
+                        : try repository.snapshotRead(check)
                     if let generation = outcome.generation {
                         try anchorFile?.check(storeGeneration: generation, recorded: recorded)
                         anchorFile?.advance(to: generation)
@@ -94,11 +103,14 @@ enum StoreOpener {
             throw CredentialStorageError(.corrupt, "\(path) is an SQLite database but not a credstore store; choose another path")
         }
         let header = StoreHeader(
-            format: StoreHeader.currentFormat, storeID: Sodium.randomBytes(16), keyGeneration: 1, created: Mutation.now())
+            format: StoreHeader.currentFormat, storeID: Sodium.randomBytes(16), keyGeneration: 1, created: clock.now())
         let root = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let (slot, kek) = try makeSlot(for: key, root: root, header: header, creatingStore: true)
         let keys = try StoreKeyring(root: root)
-        let (storedHeader, storedSlots) = try repository.create(header: header, slots: [slot], upTo: migrateUpTo) { applied, writer in
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        let (storedHeader, storedSlots) = try repository.create(
+            header: header, slots: [slot], upTo: migrateUpTo, observer: pipeline
+        ) { applied, writer in
             if applied.contains(TableSealing.migration) {
                 try writer.setTableSeal(TableSealing.empty(keys: keys, storeID: header.storeID))
             }

@@ -113,37 +113,24 @@ enum TableSealing {
         return seal
     }
 
-    /// Folds what the transaction removed and added into the stored seal, one generation on, and
-    /// returns the new generation; does nothing (nil) when the transaction touched no sealed row.
-    @discardableResult
-    static func fold(_ transaction: any CredentialRepositoryWriting, keys: StoreKeyring, storeID: [UInt8]) throws -> Int64? {
-        let changes = transaction.takeRowChanges()
-        guard !changes.removed.isEmpty || !changes.added.isEmpty else { return nil }
-        let seal = try stored(transaction, keys: keys, storeID: storeID)
-        var digest = seal.digest
-        for fingerprint in changes.removed + changes.added {
-            xor(&digest, contribution(fingerprint, keys: keys))
-        }
-        let count = seal.rowCount - Int64(changes.removed.count) + Int64(changes.added.count)
-        try transaction.setTableSeal(sealed(generation: seal.generation + 1, rowCount: count, digest: digest, keys: keys, storeID: storeID))
-        return seal.generation + 1
-    }
-
     // MARK: Migrations
 
     /// What the migrations that involve the seal need done with the keys, in their transaction:
     /// 0004 seals the rows there are; 0007 brings the sync state under the existing seal.
-    static func afterMigrating(_ applied: [String], _ writer: any CredentialRepositoryWriting, keys: StoreKeyring, storeID: [UInt8]) throws {
+    static func afterMigrating(
+        _ applied: [String], _ writer: any CredentialRepositoryWriting, pipeline: WritePipeline
+    ) throws {
+        let (keys, storeID) = (pipeline.keys, pipeline.storeID)
         let coversSync = applied.contains(syncMigration)
-        if coversSync { try pairLegacySyncItems(writer, keys: keys) }
+        if coversSync { try pairLegacySyncItems(writer, keys: keys, clock: pipeline.clock) }
         if applied.contains(migration) {
             // No seal before: one over every row now there (all tables, or, for a test that
             // stopped before 0007, those 0004 covered).
-            _ = writer.takeRowChanges()
+            pipeline.discardRowChanges()
             let tables = coversSync ? SealedRowFingerprint.Table.allCases : SealedRowFingerprint.Table.sinceTableSeal
             try writer.setTableSeal(compute(writer, keys: keys, storeID: storeID, generation: 0, tables: tables))
         } else if coversSync {
-            try extend(writer, keys: keys, storeID: storeID, to: SealedRowFingerprint.Table.sinceSyncSeal)
+            try extend(writer, pipeline: pipeline, to: SealedRowFingerprint.Table.sinceSyncSeal)
         }
     }
 
@@ -152,11 +139,12 @@ enum TableSealing {
     /// migration stay detected; a seal that does not authenticate is left as it is, for the check
     /// that follows to report.
     private static func extend(
-        _ writer: any CredentialRepositoryWriting, keys: StoreKeyring, storeID: [UInt8], to tables: [SealedRowFingerprint.Table]
+        _ writer: any CredentialRepositoryWriting, pipeline: WritePipeline, to tables: [SealedRowFingerprint.Table]
     ) throws {
+        let (keys, storeID) = (pipeline.keys, pipeline.storeID)
         // Whatever the repair wrote is in those tables, and is folded in whole below.
-        let repaired = writer.takeRowChanges()
-        precondition((repaired.removed + repaired.added).allSatisfy { tables.contains($0.table) })
+        precondition(pipeline.changedTables.isSubset(of: tables))
+        pipeline.discardRowChanges()
         let seal: TableSeal
         do {
             seal = try stored(writer, keys: keys, storeID: storeID)
@@ -178,9 +166,9 @@ enum TableSealing {
     /// live register gets one, with a fresh clock reading (it is this machine's current value,
     /// and is sent on the next export); a live register without its credential becomes a
     /// tombstone with its own reading, which deletes nothing newer anywhere.
-    private static func pairLegacySyncItems(_ writer: any CredentialRepositoryWriting, keys: StoreKeyring) throws {
+    private static func pairLegacySyncItems(_ writer: any CredentialRepositoryWriting, keys: StoreKeyring, clock: any StoreClock) throws {
         let (credentials, registers) = try writer.unpairedSyncItems()
-        let ledger = SyncLedger(transaction: writer, keys: keys)
+        let ledger = SyncLedger(transaction: writer, keys: keys, clock: clock)
         for row in credentials {
             let (space, credential) = try keys.decryptAll(row)
             try ledger.record(
@@ -194,46 +182,9 @@ enum TableSealing {
         }
     }
 
-    // MARK: Coverage
-
-    /// How a table of the schema is protected against deletion, editing and older copies of its
-    /// rows. Every table the migrations create is listed in ``schemaCoverage``; a test compares
-    /// the list with the live schema, so a new table or column cannot go in without a decision.
-    enum Coverage {
-        /// Every row is in the seal; each of `columns` is part of the row's fingerprint (key or
-        /// clear value) or bound into the associated data of a ciphertext whose tag is.
-        case sealed(SealedRowFingerprint.Table, columns: Set<String>)
-        /// Outside the seal, for `reason`: authenticated otherwise, or unable to change any
-        /// answer, merge or trust decision.
-        case outside(reason: String)
-    }
-
-    static let schemaCoverage: [String: Coverage] = [
-        "credentials": .sealed(.credentials, columns: [
-            "space_index", "user_index", "origin_index", "persistence", "created", "modified", "sealed_space", "sealed_credential"]),
-        "default_choices": .sealed(.defaultChoices, columns: ["space_index", "user_index", "sealed_user"]),
-        "trusted_devices": .sealed(.trustedDevices, columns: ["key_index", "sealed_public_key"]),
-        "sync_items": .sealed(.syncItems, columns: ["space_index", "user_index", "deleted", "wall", "sealed_state"]),
-        "sync_defaults": .sealed(.syncDefaults, columns: ["space_index", "sealed_state"]),
-        "device_identity": .sealed(.device, columns: ["id", "device_id", "public_key", "sealed_secret_key"]),
-        "sync_clock": .sealed(.syncClock, columns: ["id", "wall", "counter"]),
-        "table_seal": .outside(reason:
-            "the seal itself: its generation, count and digest are under a keyed MAC with the store id; an older copy of it matches no other set of rows, and a whole-store rollback is the rollback anchor's"),
-        "store_header": .outside(reason:
-            "format, store id and key generation are associated data of every key slot, so an edit or older copy fails the unwrap; `created` is shown nowhere and decides nothing"),
-        "key_slots": .outside(reason:
-            "each slot is authenticated by its commitment and AEAD under its own key-encryption key, bound to the header; an older slot wraps either the same root key (no answer changes) or a retired one (the rows do not open)"),
-        "change_entries": .outside(reason:
-            "the change log only announces changes to watchers; each entry is sealed with its sequence number, writer and pid; no answer, merge or trust decision reads it"),
-        "change_log": .outside(reason:
-            "the change log before migration 0006, kept for a process of the previous version; nothing of this version reads it"),
-        "schema_migrations": .outside(reason:
-            "the migration history: a deleted, edited or foreign identifier makes opening fail (a migration re-run on an existing table, or an unknown step); it holds no data"),
-    ]
-
     // MARK: Arithmetic
 
-    private static func contribution(_ fingerprint: SealedRowFingerprint, keys: StoreKeyring) -> [UInt8] {
+    static func contribution(_ fingerprint: SealedRowFingerprint, keys: StoreKeyring) -> [UInt8] {
         var message = [fingerprint.table.rawValue, UInt8(fingerprint.key.count)]
         message.reserveCapacity(2 + fingerprint.key.count + fingerprint.tags.count)
         message += fingerprint.key
@@ -246,11 +197,11 @@ enum TableSealing {
         for (offset, byte) in bytes.enumerated() { accumulator[offset % accumulator.count] ^= byte }
     }
 
-    fileprivate static func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
+    static func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
         for index in 0..<digestBytes { digest[index] ^= other[index] }
     }
 
-    fileprivate static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
+    static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
         TableSeal(generation: generation, rowCount: rowCount, digest: digest,
                   mac: mac(generation: generation, rowCount: rowCount, digest: digest, keys: keys, storeID: storeID))
     }
@@ -263,47 +214,5 @@ enum TableSealing {
         message.append(rowCount)
         message.append(raw: digest)
         return keys.tableSealHash(message.bytes, outputBytes: 32)
-    }
-}
-
-extension SealedRowFingerprint {
-    /// The tag of a sealed field: its last bytes (nonce ‖ ciphertext ‖ tag).
-    private static func tag(_ sealed: [UInt8]) -> [UInt8] { Array(sealed.suffix(Sodium.aeadTagBytes)) }
-
-    init(_ row: SealedCredential) {
-        self.init(table: .credentials, key: row.spaceIndex.bytes + row.userIndex.bytes,
-                  tags: Self.tag(row.sealedSpace) + Self.tag(row.sealedCredential))
-    }
-
-    init(_ choice: SealedDefault) {
-        self.init(table: .defaultChoices, key: choice.spaceIndex.bytes + choice.userIndex.bytes, tags: Self.tag(choice.sealedUser))
-    }
-
-    init(trustedKeyIndex: BlindIndex, sealedPublicKey: [UInt8]) {
-        self.init(table: .trustedDevices, key: trustedKeyIndex.bytes, tags: Self.tag(sealedPublicKey))
-    }
-
-    /// With its clear columns as `SQLiteAccess` reads integers (8 bytes, big-endian).
-    init(_ item: SealedSyncItem) {
-        self.init(table: .syncItems, key: item.spaceIndex.bytes + item.userIndex.bytes,
-                  tags: Self.tag(item.sealedState) + Self.bigEndian(item.deleted ? 1 : 0) + Self.bigEndian(item.wall))
-    }
-
-    init(_ choice: SealedSyncDefault) {
-        self.init(table: .syncDefaults, key: choice.spaceIndex.bytes, tags: Self.tag(choice.sealedState))
-    }
-
-    init(_ device: SealedDevice) {
-        self.init(table: .device, key: [], tags: device.deviceID + device.publicKey + Self.tag(device.sealedSecretKey))
-    }
-
-    /// The clock has no ciphertext: its reading.
-    init(syncClockWall wall: Int64, counter: Int64) {
-        self.init(table: .syncClock, key: [], tags: Self.bigEndian(wall) + Self.bigEndian(counter))
-    }
-
-    /// An integer column as `SQLiteAccess` puts it in a fingerprint.
-    private static func bigEndian(_ value: Int64) -> [UInt8] {
-        withUnsafeBytes(of: value.bigEndian) { Array($0) }
     }
 }

@@ -90,13 +90,14 @@ extension CredentialStorage {
     ///
     public func trustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
-        _ = try repository.write({ transaction -> Int64? in
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             if let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == key {
                 return nil
             }
-            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(key, trusted: Mutation.now()))
-            return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(key, trusted: clock.now()))
+            return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
             if let generation { anchor?.advance(to: generation) }
         })
@@ -112,13 +113,14 @@ extension CredentialStorage {
     /// - Throws: `notFound` when this store does not trust that device.
     public func untrustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
-        _ = try repository.write({ transaction -> Int64? in
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             guard try transaction.trustedDevice(keyIndex: index) != nil else {
                 throw CredentialStorageError(.notFound, "this store does not trust that device")
             }
             try transaction.removeTrustedDevice(keyIndex: index)
-            return try TableSealing.fold(transaction, keys: keys, storeID: header.storeID)
+            return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
             if let generation { anchor?.advance(to: generation) }
         })
@@ -176,7 +178,7 @@ extension CredentialStorage {
                 return BundleDefault(space: state.space, user: state.user, stamp: state.stamp)
             }
             return BundleContents(
-                senderDevice: device.deviceID, signer: device.publicKey, created: Mutation.now(), items: items, defaults: defaults)
+                senderDevice: device.deviceID, signer: device.publicKey, created: clock.now(), items: items, defaults: defaults)
         }
         let bytes = try BundleFormat.write(contents, protection: protection, signer: device)
         try StoreFiles.writeAtomically(url, bytes: bytes)
@@ -204,7 +206,7 @@ extension CredentialStorage {
         from url: URL, passphrase: String? = nil, dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil
     ) throws -> ImportReport {
         let device = try deviceIdentity()
-        let now = Mutation.now()
+        let now = clock.now()
         // Two passes over the file, each holding one chunk at a time. The first checks everything
         // (the signer's trust before any item is decrypted, then every chunk, the counts and the
         // signature) and keeps nothing but the newest clock reading; the second merges, inside the
@@ -240,7 +242,10 @@ extension CredentialStorage {
         let expectedMetadata = first.metadataPlaintext
         let total = Int(metadata.itemCount)
 
-        return try mutate(origin: .syncImport, dryRun: dryRun) { mutation in
+        // A bundle this large makes one very large transaction: its pages spill to the WAL rather
+        // than fill a 32 MiB cache and a 256 MiB map of the store (docs/reliability.md).
+        let bundleBytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        return try mutate(origin: .syncImport, dryRun: dryRun, smallPageCache: bundleBytes > Self.largeImportBytes) { mutation in
             let stream = try BundleStream(source: try BundleFileSource(url: url), passphrase: passphrase, device: device, reuse: reuse)
             guard stream.metadataPlaintext == expectedMetadata else { throw BundleFormat.invalid("it changed while it was being read") }
             if let signer = metadata.signer {
@@ -317,13 +322,16 @@ extension CredentialStorage {
                 let index = keys.trustedKeyIndex(signer)
                 if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed) {
                     try mutation.transaction.addTrustedDevice(
-                        keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(signer, trusted: record.trusted, lastMerged: Mutation.now()))
+                        keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(signer, trusted: record.trusted, lastMerged: clock.now()))
                 }
             }
             progress?(total, total)
             return report
         }
     }
+
+    /// The bundle size above which an import runs with a small page cache and no memory map.
+    static let largeImportBytes = 64 << 20
 
     /// Refuses a bundle signed by a device this store does not trust (its own is trusted).
     private static func checkTrust(_ signer: DeviceKey, device: DeviceIdentity, keys: StoreKeyring, in transaction: any CredentialRepositoryReading) throws {

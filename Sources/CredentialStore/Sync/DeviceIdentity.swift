@@ -29,6 +29,7 @@ struct DeviceIdentity: Sendable {
 struct SyncLedger {
     let transaction: any CredentialRepositoryWriting
     let keys: StoreKeyring
+    let clock: any StoreClock
 
     /// This store's device, created on first need.
     func device() throws -> DeviceIdentity {
@@ -45,7 +46,7 @@ struct SyncLedger {
 
     /// A fresh reading for a local change.
     func tick() throws -> HybridTimestamp {
-        let clock = try HybridTimestamp.tick(clock: try transaction.syncClock() ?? (0, 0), now: Mutation.now())
+        let clock = try HybridTimestamp.tick(clock: try transaction.syncClock() ?? (0, 0), now: clock.now())
         try transaction.setSyncClock(wall: clock.wall, counter: clock.counter)
         // The id alone: unsealing the secret key would cost a guarded allocation per tick.
         let deviceID = try transaction.device()?.deviceID ?? device().deviceID
@@ -54,7 +55,7 @@ struct SyncLedger {
 
     /// Moves the clock past a remote reading, so later local changes win over it.
     func receive(_ remote: HybridTimestamp) throws {
-        let clock = try HybridTimestamp.receive(clock: try transaction.syncClock() ?? (0, 0), remote: remote, now: Mutation.now())
+        let clock = try HybridTimestamp.receive(clock: try transaction.syncClock() ?? (0, 0), remote: remote, now: clock.now())
         try transaction.setSyncClock(wall: clock.wall, counter: clock.counter)
     }
 
@@ -79,6 +80,6 @@ struct SyncLedger {
     static let tombstoneLifetimeMillis: Int64 = 180 * 24 * 3600 * 1000
 
     func dropExpiredTombstones() throws {
-        try transaction.deleteTombstones(before: Mutation.now() - Self.tombstoneLifetimeMillis)
+        try transaction.deleteTombstones(before: clock.now() - Self.tombstoneLifetimeMillis)
     }
 }

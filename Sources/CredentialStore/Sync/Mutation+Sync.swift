@@ -46,7 +46,7 @@ extension Mutation {
         let sessionCredential = session[space].credentials[remote.user]
         if stored == credential, sessionCredential == nil { return .unchanged }
         if sessionCredential != nil { session.remove(user: remote.user, in: space) }
-        let now = Self.now()
+        let now = clock.now()
         try transaction.upsert(keys.encrypt(
             credential, in: space, spaceIndex: spaceIndex, userIndex: userIndex, created: row?.created ?? now, modified: now))
         let existed = stored != nil || sessionCredential != nil

@@ -47,8 +47,8 @@ import CredentialStoreTestSupport
         // newest thousand changes are in the newest thousand entries.
         let remaining = try sequences()
         let newest = try #require(remaining.last)
-        #expect(remaining.count == Int(SQLiteAccess.changeLogMinimumChanges))
-        #expect(remaining.first == newest - SQLiteAccess.changeLogMinimumChanges + 1)
+        #expect(remaining.count == Int(WritePipeline.changeLogMinimumChanges))
+        #expect(remaining.first == newest - WritePipeline.changeLogMinimumChanges + 1)
         #expect(zip(remaining, remaining.dropFirst()).allSatisfy { $0 + 1 == $1 }, "the kept entries are the newest, without gaps")
     }
 
@@ -69,7 +69,7 @@ import CredentialStoreTestSupport
         try appendEntries(500, written: now - 86_400_000)
         try storage.set(Fixture.credential("carol"), for: space)
         #expect(try !sequences().contains(importEntry))
-        #expect(try sequences().count == Int(SQLiteAccess.changeLogMinimumChanges), "one change each: the newest thousand entries")
+        #expect(try sequences().count == Int(WritePipeline.changeLogMinimumChanges), "one change each: the newest thousand entries")
     }
 
     @Test func entriesWithinTheRetentionStayHoweverMany() throws {

@@ -303,7 +303,7 @@ import CredentialStoreTestSupport
         try storage.trustDevice(try sender.publicKey)
         // 2,500 items: more than two of the change log's batches, so the one transaction's changes
         // span three entries, which the watcher must read whole and once each.
-        let count = 2 * Mutation.changeLogBatchSize + 452
+        let count = 2 * WritePipeline.changeLogBatchSize + 452
         let now = nowMillis()
         let items = (0..<count).map { index in
             SignedBundleItem(

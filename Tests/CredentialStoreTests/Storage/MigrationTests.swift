@@ -22,15 +22,13 @@ import CredentialStoreTestSupport
             #expect(applied == [first])
             #expect(try store.rawDatabase().read { try $0.tableExists("change_log") } == false)
             let spaceIndex = opened.keys.spaceIndex(space)
-            try opened.repository.write { writer in
+            try opened.repository.write(observer: WrittenOutsideTheSeal()) { writer in
                 for (user, password) in [("alice", "a-pw"), ("bob", "b-pw")] {
                     try writer.upsert(opened.keys.encrypt(
                         Credential(user: user, password: password, persistence: .permanent),
                         in: space, spaceIndex: spaceIndex, created: 1, modified: 1))
                 }
                 try writer.setDefaultChoice(opened.keys.encryptDefault(user: "bob", spaceIndex: spaceIndex))
-                // The first release had no table seal to fold these rows into.
-                _ = writer.takeRowChanges()
             }
         }
 
@@ -84,22 +82,23 @@ import CredentialStoreTestSupport
         let keys = opened.keys
         let deviceID = Sodium.randomBytes(DeviceIdentity.idBytes)
         let (publicKey, secretKey) = try Sodium.signingKeyPair()
-        let stamp = HybridTimestamp(wall: Mutation.now() - 60_000, counter: 3, device: deviceID)
-        try opened.repository.write { writer in
+        let stamp = HybridTimestamp(wall: SystemClock().now() - 60_000, counter: 3, device: deviceID)
+        let pipeline = WritePipeline(keys: keys, storeID: opened.header.storeID, clock: SystemClock())
+        try opened.repository.write(observer: pipeline) { writer in
             let spaceIndex = keys.spaceIndex(space)
             for (user, persistence) in [("perm", Persistence.permanent), ("carol", .synchronizable), ("legacy", .synchronizable)] {
                 try writer.upsert(keys.encrypt(Credential(user: user, password: "\(user)-pw", persistence: persistence),
                                             in: space, spaceIndex: spaceIndex, created: 1, modified: 1))
             }
             try writer.setDefaultChoice(keys.encryptDefault(user: "carol", spaceIndex: spaceIndex))
-            try TableSealing.fold(writer, keys: keys, storeID: opened.header.storeID)
+            try pipeline.foldSeal(into: writer)
             // Version 0006 wrote these outside the seal.
             try writer.setSyncClock(wall: stamp.wall, counter: stamp.counter)
             try writer.upsertSyncItem(keys.encrypt(SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false)))
             try writer.upsertSyncItem(keys.encrypt(SyncItemState(space: space, user: "orphan", stamp: stamp, deleted: false)))
             try writer.upsertSyncItem(keys.encrypt(SyncItemState(space: space, user: "gone", stamp: stamp, deleted: true)))
             try writer.upsertSyncDefault(keys.encrypt(SyncDefaultState(space: space, user: "carol", stamp: stamp)))
-            _ = writer.takeRowChanges()
+            pipeline.discardRowChanges()
         }
         try store.rawDatabase().write { db in
             try db.execute(sql: "INSERT INTO device (id, device_id, public_key, sealed_secret_key) VALUES (1, ?, ?, ?)", arguments: [
@@ -140,4 +139,13 @@ import CredentialStoreTestSupport
         expectError(.tamperDetected) { try store.open() }
         #expect(try !store.open(integrityCheck: .deferredToVerify).verify().isSound)
     }
+}
+
+/// Rows written as a version without (part of) the table seal wrote them: nothing folds them in.
+private final class WrittenOutsideTheSeal: RowChangeObserver {
+    func rowRemoved(_ row: SealedRowFingerprint) {}
+    func rowAdded(_ row: SealedRowFingerprint) {}
+    func keySlotsRemoved() {}
+    func willCommit() throws {}
+    var emptiesLog: Bool { false }
 }

@@ -5,7 +5,7 @@ import Testing
 import CredentialStoreTestSupport
 
 /// Every table of the schema is either under the table seal or listed, with the reason, as
-/// outside it (`TableSealing.schemaCoverage`); and for every row of every table, deleting it,
+/// outside it (`WritePipeline.schemaCoverage`); and for every row of every table, deleting it,
 /// editing any of its columns, or putting back its copy from before a later write is either
 /// detected (`verify()` reports it, or the store does not open) or changes no answer the store
 /// gives: no credential, default, trusted device, device identity, sync export or merge outcome.
@@ -27,10 +27,10 @@ import CredentialStoreTestSupport
 
     @Test func everyTableIsSealedOrListedAsOutsideWithItsReason() throws {
         let schema = try liveSchema()
-        let coverage = TableSealing.schemaCoverage
+        let coverage = WritePipeline.schemaCoverage
         for table in schema.keys.sorted() {
             guard let entry = coverage[table] else {
-                Issue.record("table \(table) is neither sealed nor listed as outside the seal: add it to TableSealing.schemaCoverage")
+                Issue.record("table \(table) is neither sealed nor listed as outside the seal: add it to WritePipeline.schemaCoverage")
                 continue
             }
             switch entry {
@@ -41,7 +41,7 @@ import CredentialStoreTestSupport
             }
         }
         for table in coverage.keys where schema[table] == nil {
-            Issue.record("TableSealing.schemaCoverage lists \(table), which the schema does not have")
+            Issue.record("WritePipeline.schemaCoverage lists \(table), which the schema does not have")
         }
         // Each sealed kind of row is one table, and every one is in the seal's full check.
         let sealedKinds = coverage.values.compactMap { entry -> SealedRowFingerprint.Table? in
@@ -55,7 +55,7 @@ import CredentialStoreTestSupport
         // Named here, apart from the list, so that moving one of them out of the seal is a
         // visible change to this test.
         for table in ["credentials", "default_choices", "trusted_devices", "sync_items", "sync_defaults", "device_identity", "sync_clock"] {
-            guard case .sealed = TableSealing.schemaCoverage[table] else {
+            guard case .sealed = WritePipeline.schemaCoverage[table] else {
                 Issue.record("\(table) decides answers, merges or trust and must be sealed")
                 continue
             }
@@ -284,7 +284,7 @@ import CredentialStoreTestSupport
     func deletingEditingOrRestoringAnyRowOfAnyTableIsDetectedOrChangesNoAnswer(rekeyedInBetween: Bool) throws {
         let scenario = try Scenario(rekey: rekeyedInBetween)
         let current = try Scenario.rows(try scenario.store.rawDatabase())
-        #expect(Set(current.keys) == Set(TableSealing.schemaCoverage.keys))
+        #expect(Set(current.keys) == Set(WritePipeline.schemaCoverage.keys))
         try scenario.reset()
         let baseline = try scenario.answers(try scenario.store.open())
         #expect(baseline.replay == "\(ImportReport(unchanged: 4))", "the replayed bundle is older than everything here")
@@ -316,7 +316,7 @@ import CredentialStoreTestSupport
             case .harmless:
                 tally[edit.table, default: (0, 0, 0)].harmless += 1
                 // Rows that decide answers must never be taken away or rolled back unnoticed.
-                if case .sealed = TableSealing.schemaCoverage[edit.table] {
+                if case .sealed = WritePipeline.schemaCoverage[edit.table] {
                     Issue.record("\(edit): not detected in a sealed table")
                 }
             case .changed(let answers):

@@ -11,10 +11,12 @@ import CredentialStoreTestSupport
     let desktop: SyncPeer
     let space = Fixture.space(realm: "API")
     let otherSpace = Fixture.space("git.example.org")
+    /// Both machines' clock, moved by the tests instead of waiting.
+    let clock = TestClock()
 
     init() throws {
-        laptop = try SyncPeer()
-        desktop = try SyncPeer()
+        laptop = try SyncPeer(clock: clock)
+        desktop = try SyncPeer(clock: clock)
         try trust([laptop, desktop], [laptop, desktop])
     }
 
@@ -25,9 +27,9 @@ import CredentialStoreTestSupport
         try to.storage.importBundle(from: try from.export(to: [to]))
     }
 
-    /// Sleeps long enough for the wall clock to move on, so the next change is strictly later.
+    /// Moves the clock on, so the next change is strictly later.
     private func tick() {
-        usleep(5_000)
+        clock.advance(by: 5)
     }
 
     // MARK: Tombstones
@@ -86,13 +88,19 @@ import CredentialStoreTestSupport
 
     @Test func tombstonesAreKept180DaysAndThenDropped() throws {
         let b = desktop.storage
-        let day: Int64 = 24 * 3600 * 1000
+        let day = TestClock.day
         try b.set(sync("keeper", "k"), for: space)
-        let bundle = try forgedBundle(items: [
-            SignedBundleItem(space: space, user: "gone-long-ago", password: nil, wall: nowMillis() - 181 * day),
-            SignedBundleItem(space: space, user: "gone-recently", password: nil, wall: nowMillis() - 179 * day),
+        let early = try forgedBundle(items: [
+            SignedBundleItem(space: space, user: "gone-long-ago", password: nil, wall: clock.now()),
         ])
-        #expect(try b.importBundle(from: bundle) == ImportReport(unchanged: 2), "nothing here to remove")
+        #expect(try b.importBundle(from: early) == ImportReport(unchanged: 1), "nothing here to remove")
+        clock.advance(by: 2 * day)
+        let later = try forgedBundle(items: [
+            SignedBundleItem(space: space, user: "gone-recently", password: nil, wall: clock.now()),
+        ])
+        #expect(try b.importBundle(from: later) == ImportReport(unchanged: 1))
+        // 181 days after the first deletion, 179 after the second.
+        clock.advance(by: 179 * day)
         let exported = try desktop.export(to: [laptop])
         let users = try laptop.decode(exported).items.map(\.user).sorted()
         #expect(users == ["gone-recently", "keeper"], "the expired tombstone is dropped, the other kept")
@@ -332,7 +340,8 @@ import CredentialStoreTestSupport
     // MARK: Clocks and age
 
     /// A bundle signed by the laptop's device, for the desktop and the laptop, holding what the arguments say.
-    private func forgedBundle(items: [SignedBundleItem], defaults: [SignedBundleDefault] = [], created: Int64 = nowMillis()) throws -> URL {
+    private func forgedBundle(items: [SignedBundleItem], defaults: [SignedBundleDefault] = [], created: Int64? = nil) throws -> URL {
+        let created = created ?? clock.now()
         let url = laptop.file("forged-\(UUID().uuidString).csbundle")
         try laptop.storage.writeBundle(items, defaults: defaults, created: created, for: [desktop.publicKey, laptop.publicKey], to: url)
         return url
@@ -342,15 +351,15 @@ import CredentialStoreTestSupport
         let b = desktop.storage
         try b.set(sync("alice", "here"), for: space)
         let before = try StoreSnapshot(b)
-        let ahead = nowMillis() + 25 * 3600 * 1000
+        let ahead = clock.now() + 25 * 3600 * 1000
 
         let farItem = try forgedBundle(items: [
-            SignedBundleItem(space: space, user: "bob", password: "fine", wall: nowMillis()),
+            SignedBundleItem(space: space, user: "bob", password: "fine", wall: clock.now()),
             SignedBundleItem(space: space, user: "alice", password: "from-the-future", wall: ahead),
         ])
         expectError(.invalidBundle, secrets: ["from-the-future"]) { try b.importBundle(from: farItem) }
         let farDefault = try forgedBundle(
-            items: [SignedBundleItem(space: space, user: "bob", password: "fine", wall: nowMillis())],
+            items: [SignedBundleItem(space: space, user: "bob", password: "fine", wall: clock.now())],
             defaults: [SignedBundleDefault(space: space, user: "bob", wall: ahead)])
         expectError(.invalidBundle) { try b.importBundle(from: farDefault) }
         let farCreated = try forgedBundle(items: [], created: ahead)
@@ -361,7 +370,7 @@ import CredentialStoreTestSupport
 
     @Test func aBundleFromAClockLessThanADayAheadIsAcceptedAndLaterLocalEditsStillWin() throws {
         let a = laptop.storage, b = desktop.storage
-        let ahead = nowMillis() + 23 * 3600 * 1000
+        let ahead = clock.now() + 23 * 3600 * 1000
         let bundle = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "early-bird", wall: ahead)])
         #expect(try b.importBundle(from: bundle) == ImportReport(added: 1))
         try b.set(sync("alice", "edited-later"), for: space)
@@ -371,17 +380,33 @@ import CredentialStoreTestSupport
         #expect(try a.credentials(for: space)["alice"]?.password == "edited-later")
     }
 
+    @Test func aLaterChangeWinsWhenTheWallClockStandsStillOrStepsBack() throws {
+        let a = laptop.storage, b = desktop.storage
+        try a.set(sync("alice", "first"), for: space)
+        try send(laptop, to: desktop)
+        // The same millisecond on both machines: the counter orders the changes.
+        try b.set(sync("alice", "second"), for: space)
+        #expect(try send(desktop, to: laptop) == ImportReport(updated: 1))
+        #expect(try a.credentials(for: space)["alice"]?.password == "second")
+        // The wall clock steps back a minute: a change made after receiving still wins.
+        clock.advance(by: -60_000)
+        try a.set(sync("alice", "third"), for: space)
+        #expect(try send(laptop, to: desktop) == ImportReport(updated: 1))
+        #expect(try b.credentials(for: space)["alice"]?.password == "third")
+        #expect(try syncRegister(b, space, "alice").map { $0.stamp.wall > clock.now() } == true, "the reading stays ahead of the wall clock")
+    }
+
     @Test func aBundleCreatedMoreThan180DaysAgoIsRefused() throws {
         let b = desktop.storage
-        let day: Int64 = 24 * 3600 * 1000
-        let old = nowMillis() - 181 * day
-        let bundle = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "stale", wall: old)], created: old)
+        let day = TestClock.day
+        let bundle = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "stale", wall: clock.now())])
+        clock.advance(by: 2 * day)
+        let accepted = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "old-but-valid", wall: clock.now())])
+        // The first bundle is now 181 days old, the second 179.
+        clock.advance(by: 179 * day)
         let before = try StoreSnapshot(b)
         expectError(.bundleTooOld) { try b.importBundle(from: bundle) }
         #expect(try StoreSnapshot(b) == before)
-
-        let recent = nowMillis() - 179 * day
-        let accepted = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "old-but-valid", wall: recent)], created: recent)
         #expect(try b.importBundle(from: accepted) == ImportReport(added: 1))
     }
 

@@ -13,10 +13,12 @@ import CredentialStoreTestSupport
     let laptop: SyncPeer
     let desktop: SyncPeer
     let space = Fixture.space(realm: "API")
+    /// Both machines' clock: a later change is made later by moving it, not by sleeping.
+    let clock = TestClock()
 
     init() throws {
-        laptop = try SyncPeer()
-        desktop = try SyncPeer()
+        laptop = try SyncPeer(clock: clock)
+        desktop = try SyncPeer(clock: clock)
         try trust([laptop, desktop], [laptop, desktop])
     }
 
@@ -41,7 +43,7 @@ import CredentialStoreTestSupport
         try a.set(sync("alice", "old-password"), for: space)
         try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
         let stale = try desktop.export(to: [laptop, desktop])
-        usleep(5_000)
+        clock.advance(by: 5)
         try a.set(sync("alice", "new-password"), for: space)
         let newest = try laptop.export(to: [desktop])
 
@@ -69,7 +71,7 @@ import CredentialStoreTestSupport
         try a.set(sync("bob", "b"), for: space)
         try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
         let stale = try desktop.export(to: [laptop])
-        usleep(5_000)
+        clock.advance(by: 5)
         try a.remove(sync("bob", ""), for: space, options: .removeSynchronizable)
 
         try attack(laptop, "DELETE FROM sync_items WHERE deleted = 1")

@@ -9,9 +9,9 @@ final class SyncPeer {
     let folder: TemporaryStore
     let storage: CredentialStorage
 
-    init() throws {
+    init(clock: any StoreClock = SystemClock()) throws {
         folder = try TemporaryStore()
-        storage = try folder.open()
+        storage = try folder.open(clock: clock)
     }
 
     /// This store's device key, as other stores trust it and export to it.

@@ -1,0 +1,197 @@
+/// The one path every write of a store takes, composed here: the persistence layer runs the SQL
+/// and reports each sealed row it writes or deletes to this pipeline (a ``RowChangeObserver``),
+/// which
+///
+/// 1. folds each row, as it is reported, into a running digest of the table seal (XOR of keyed
+///    hashes, see ``TableSealing``), so a transaction keeps 16 bytes however many rows it
+///    touches, and writes the new seal once the write's own work is done (``foldSeal(into:)``);
+/// 2. appends the write's disk-visible changes to the change log for other processes' watchers
+///    (``appendChangeLog(_:writer:processID:into:)``), with the log's retention;
+/// 3. decides whether the WAL must be emptied after the commit: when a credential row or a key
+///    slot was deleted or overwritten (their old ciphertexts are in the WAL's earlier frames);
+/// 4. refuses the commit when sealed rows changed and were not folded into the seal, so a write
+///    path that forgot it fails in its tests rather than in a user's store.
+///
+/// `CredentialStorage.mutate` (every credential write, import, sync and tombstone expiry),
+/// device trust, passphrase change, rekey, store creation and the migrations all write through a
+/// pipeline. A dry run runs the same steps in a transaction that is then rolled back.
+///
+/// The sync registers of a local write are kept by a ``SyncRegisterKeeper`` (Sync/), told of the
+/// credential rows and default choices the write changed; the registers' own rows reach the
+/// seal through this pipeline like any other.
+final class WritePipeline: RowChangeObserver {
+    let storeID: [UInt8]
+    /// The keys the seal is folded under: those of the store's current generation, which a write
+    /// sets once it holds the lock (another process may have rotated them).
+    var keys: StoreKeyring
+    let clock: any StoreClock
+    /// Told of every row change, when the write is a local one (an import's merge writes the
+    /// remote registers itself).
+    var syncRegisters: SyncRegisterKeeper?
+
+    /// XOR of the contributions of the rows removed and added since the last fold.
+    private var digest = [UInt8](repeating: 0, count: TableSealing.digestBytes)
+    private var rowCountChange: Int64 = 0
+    private var unfolded = false
+    /// The sync clock's newest reading, not yet folded in: the clock ticks once per item of an
+    /// import, and each reading is removed again by the next, which folds to nothing.
+    private var clockReading: SealedRowFingerprint?
+    /// The sealed tables whose rows changed since the last fold (for the checks and the error).
+    private(set) var changedTables: Set<SealedRowFingerprint.Table> = []
+    private var retiredSecrets = false
+
+    init(keys: StoreKeyring, storeID: [UInt8], clock: any StoreClock) {
+        self.keys = keys
+        self.storeID = storeID
+        self.clock = clock
+    }
+
+    // MARK: Row changes
+
+    func rowRemoved(_ row: SealedRowFingerprint) {
+        syncRegisters?.rowChanged(row, added: false)
+        if row.table == .credentials { retiredSecrets = true }
+        unfolded = true
+        changedTables.insert(row.table)
+        if row.table == .syncClock, let reading = clockReading, reading == row {
+            clockReading = nil
+            return
+        }
+        fold(row, countChange: -1)
+    }
+
+    func rowAdded(_ row: SealedRowFingerprint) {
+        syncRegisters?.rowChanged(row, added: true)
+        unfolded = true
+        changedTables.insert(row.table)
+        if row.table == .syncClock {
+            if let reading = clockReading { fold(reading, countChange: 1) }
+            clockReading = row
+            return
+        }
+        fold(row, countChange: 1)
+    }
+
+    func keySlotsRemoved() {
+        retiredSecrets = true
+    }
+
+    func willCommit() throws {
+        guard !unfolded else {
+            let tables = changedTables.map { "\($0)" }.sorted().joined(separator: ", ")
+            throw CredentialStorageError(.io,
+                "a write changed sealed rows (\(tables)) without updating the table seal, and was rolled back; this is a bug in credstore, please report it")
+        }
+    }
+
+    var emptiesLog: Bool { retiredSecrets }
+
+    private func fold(_ row: SealedRowFingerprint, countChange: Int64) {
+        TableSealing.xor(&digest, TableSealing.contribution(row, keys: keys))
+        rowCountChange += countChange
+    }
+
+    // MARK: Steps
+
+    /// Folds the rows changed since the last fold into the stored seal, one generation on, and
+    /// returns the new generation; does nothing (nil) when no sealed row changed.
+    @discardableResult
+    func foldSeal(into transaction: any CredentialRepositoryWriting) throws -> Int64? {
+        if let reading = clockReading {
+            fold(reading, countChange: 1)
+            clockReading = nil
+        }
+        guard unfolded else { return nil }
+        let seal = try TableSealing.stored(transaction, keys: keys, storeID: storeID)
+        var newDigest = seal.digest
+        TableSealing.xor(&newDigest, digest)
+        let generation = seal.generation + 1
+        try transaction.setTableSeal(TableSealing.sealed(
+            generation: generation, rowCount: seal.rowCount + rowCountChange, digest: newDigest, keys: keys, storeID: storeID))
+        discardRowChanges()
+        return generation
+    }
+
+    /// Forgets the rows changed since the last fold, for a write that then seals every row afresh
+    /// (rekey, the migration that creates the seal) or folds whole tables in (``TableSealing``).
+    func discardRowChanges() {
+        digest = [UInt8](repeating: 0, count: TableSealing.digestBytes)
+        rowCountChange = 0
+        clockReading = nil
+        unfolded = false
+        changedTables = []
+    }
+
+    // MARK: Change log
+
+    /// Change-log entries younger than this are kept, however many: a watcher polls five times a
+    /// second, and one transaction (an import) may log hundreds of entries at once.
+    static let changeLogRetentionMillis: Int64 = 60_000
+    /// The newest changes kept whatever their age, for watchers that were suspended a while.
+    /// Counted in changes, not entries: an entry of an import holds up to 1,024.
+    static let changeLogMinimumChanges: Int64 = 1000
+    /// The most changes one change-log entry seals together. A transaction's changes take one
+    /// entry, or several for a large import, so that a watcher never opens one huge blob at once.
+    static let changeLogBatchSize = 1024
+
+    /// Appends `changes` (what other processes hear: only what changed on disk) to the change
+    /// log, then drops what is past the retention.
+    func appendChangeLog(
+        _ changes: [CredentialChange], writer: [UInt8], processID: Int32, into transaction: any CredentialRepositoryWriting
+    ) throws {
+        guard !changes.isEmpty else { return }
+        // Holding the write lock, this transaction's entries follow the newest one without gaps.
+        // The changes are sealed together, a batch to an entry: one seal and one row for a `set`,
+        // and not one per change for an import.
+        var (sequence, changeTotal) = try transaction.changeLogPosition()
+        let now = clock.now()
+        for start in stride(from: changes.startIndex, to: changes.endIndex, by: Self.changeLogBatchSize) {
+            sequence += 1
+            let batch = changes[start..<min(start + Self.changeLogBatchSize, changes.endIndex)]
+            changeTotal += Int64(batch.count)
+            try transaction.appendChange(
+                sequence: sequence, writer: writer, processID: processID, written: now, changeTotal: changeTotal,
+                sealedChanges: keys.encryptChanges(batch, sequence: sequence, writer: writer, processID: processID))
+        }
+        try transaction.pruneChangeLog(
+            keepingChangesAfter: changeTotal - Self.changeLogMinimumChanges, writtenSince: now - Self.changeLogRetentionMillis)
+    }
+
+    // MARK: Coverage
+
+    /// How a table of the schema is protected against deletion, editing and older copies of its
+    /// rows. Every table the migrations create is listed in ``schemaCoverage``; a test compares
+    /// the list with the live schema, so a new table or column cannot go in without a decision.
+    enum Coverage {
+        /// Every row is in the seal (this pipeline folds it in as it is written); each of
+        /// `columns` is part of the row's fingerprint (key or clear value) or bound into the
+        /// associated data of a ciphertext whose tag is.
+        case sealed(SealedRowFingerprint.Table, columns: Set<String>)
+        /// Outside the seal, for `reason`: derived from sealed data, authenticated otherwise, or
+        /// unable to change any answer, merge or trust decision.
+        case outside(reason: String)
+    }
+
+    static let schemaCoverage: [String: Coverage] = [
+        "credentials": .sealed(.credentials, columns: [
+            "space_index", "user_index", "origin_index", "persistence", "created", "modified", "sealed_space", "sealed_credential"]),
+        "default_choices": .sealed(.defaultChoices, columns: ["space_index", "user_index", "sealed_user"]),
+        "trusted_devices": .sealed(.trustedDevices, columns: ["key_index", "sealed_public_key"]),
+        "sync_items": .sealed(.syncItems, columns: ["space_index", "user_index", "deleted", "wall", "sealed_state"]),
+        "sync_defaults": .sealed(.syncDefaults, columns: ["space_index", "sealed_state"]),
+        "device_identity": .sealed(.device, columns: ["id", "device_id", "public_key", "sealed_secret_key"]),
+        "sync_clock": .sealed(.syncClock, columns: ["id", "wall", "counter"]),
+        "table_seal": .outside(reason:
+            "the seal itself: its generation, count and digest are under a keyed MAC with the store id; an older copy of it matches no other set of rows, and a whole-store rollback is the rollback anchor's"),
+        "store_header": .outside(reason:
+            "format, store id and key generation are associated data of every key slot, so an edit or older copy fails the unwrap; `created` is shown nowhere and decides nothing"),
+        "key_slots": .outside(reason:
+            "each slot is authenticated by its commitment and AEAD under its own key-encryption key, bound to the header; an older slot wraps either the same root key (no answer changes) or a retired one (the rows do not open)"),
+        "change_entries": .outside(reason:
+            "derived: the change log only announces changes to watchers; each entry is sealed with its sequence number, writer and pid; no answer, merge or trust decision reads it"),
+        "change_log": .outside(reason:
+            "the change log before migration 0006, kept for a process of the previous version; nothing of this version reads it"),
+        "schema_migrations": .outside(reason:
+            "the migration history: a deleted, edited or foreign identifier makes opening fail (a migration re-run on an existing table, or an unknown step); it holds no data"),
+    ]
+}
