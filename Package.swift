@@ -30,13 +30,39 @@ let package = Package(
             name: "CredentialStoreMigrations",
             path: "migrations"
         ),
+        // The library in layers, each seeing only the ones below it (docs/architecture.md, "Targets";
+        // .ci/check-layers proves that an import the other way fails to build).
+        // Layer 0: the public model, its validation, the errors, byte coding.
+        .target(name: "CredentialStoreCore"),
+        // Layer 1: libsodium behind Swift types; the only target that imports CSodium.
         .target(
-            name: "CredentialStore",
+            name: "CredentialStoreCrypto",
+            dependencies: ["CredentialStoreCore", "CSodium"]
+        ),
+        // Layer 2: SQLite through GRDB; sealed rows in, sealed rows out, no policy.
+        .target(
+            name: "CredentialStorePersistence",
             dependencies: [
-                "CSodium",
+                "CredentialStoreCore",
+                "CredentialStoreCrypto",
                 "CredentialStoreMigrations",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // Layer 2: parsing HTTP challenges and computing Basic and Digest answers.
+        .target(
+            name: "CredentialStoreChallenges",
+            dependencies: ["CredentialStoreCore", "CredentialStoreCrypto"]
+        ),
+        // Layer 3: the store: storage, sync, change notifications.
+        .target(
+            name: "CredentialStore",
+            dependencies: [
+                "CredentialStoreCore",
+                "CredentialStoreCrypto",
+                "CredentialStorePersistence",
+                "CredentialStoreChallenges",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -106,6 +132,10 @@ let package = Package(
             name: "CredentialStoreTests",
             dependencies: [
                 "CredentialStore",
+                "CredentialStoreCore",
+                "CredentialStoreCrypto",
+                "CredentialStorePersistence",
+                "CredentialStoreChallenges",
                 "CredentialStoreMigrations",
                 "CredentialStoreTestSupport",
                 "credstore-test-helper",

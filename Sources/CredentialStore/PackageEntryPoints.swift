@@ -1,3 +1,7 @@
+package import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 package import Foundation
 
 // Entry points for the test targets and the harnesses in this package: what they need of the

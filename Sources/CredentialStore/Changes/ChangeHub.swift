@@ -1,3 +1,7 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import Dispatch
 import Foundation
 import Logging

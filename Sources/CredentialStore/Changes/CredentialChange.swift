@@ -1,3 +1,7 @@
+package import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 public import Foundation
 
 /// One effective change to a store, as ``CredentialStorage/changes()`` delivers it.

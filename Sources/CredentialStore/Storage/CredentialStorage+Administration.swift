@@ -1,3 +1,7 @@
+package import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 public import Foundation
 import Logging
 
@@ -251,14 +255,6 @@ extension CredentialStorage {
         })
         logger.info("rotated the root key", metadata: ["generation": "\(newGeneration)"])
     }
-}
-
-/// How a store is unlocked.
-public enum StoreProtection: String, Hashable, Sendable, Codable {
-    /// By a key file.
-    case keyFile
-    /// By a passphrase.
-    case passphrase
 }
 
 extension CredentialStorage {

@@ -1,3 +1,7 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 public import Foundation
 public import Logging
 

@@ -1,3 +1,7 @@
+package import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 public import Foundation
 public import Logging
 import Synchronization

@@ -1,3 +1,7 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import Synchronization
 
 /// The working keys of an open store, and what it takes to follow a rotation.

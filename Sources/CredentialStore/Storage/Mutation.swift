@@ -1,3 +1,7 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import Foundation
 
 /// The tier and default rules of one write, applied to a store transaction and to a copy of the

@@ -1,3 +1,8 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+
 /// Turns credentials into sealed rows and back.
 ///
 /// Each sealed field is bound, as associated data, to a label naming the field and to every clear

@@ -1,3 +1,8 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+
 /// The `.forSession` tier: credentials held in the memory of one ``CredentialStorage``, never
 /// written anywhere, gone when it is.
 ///

@@ -1,3 +1,7 @@
+package import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import Foundation
 import Logging
 

@@ -1,3 +1,8 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+
 /// The table seal: a keyed MAC over the set of sealed rows, so that what row-level authentication
 /// cannot see is detected too: a row deleted, an older copy of a row restored, a row copied in
 /// from another store (whose rows, sealed under other keys, also fail on their own).

@@ -1,3 +1,8 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+
 /// The one path every write of a store takes, composed here: the persistence layer runs the SQL
 /// and reports each sealed row it writes or deletes to this pipeline (a ``RowChangeObserver``),
 /// which

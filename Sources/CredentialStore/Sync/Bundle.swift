@@ -13,6 +13,10 @@ struct BundleDefault: Hashable, Sendable {
     var stamp: HybridTimestamp
 }
 
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import Foundation
 #if canImport(Glibc)
 import Glibc

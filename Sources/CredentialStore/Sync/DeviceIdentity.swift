@@ -1,3 +1,7 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import Foundation
 
 /// This store's identity among the machines it syncs with: a random device id, which breaks

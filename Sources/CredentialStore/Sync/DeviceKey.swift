@@ -1,3 +1,7 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 public import Foundation
 
 /// The public key of a store's sync device: what one machine trusts, and seals its bundles to,

@@ -1,3 +1,8 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+
 /// A hybrid logical clock reading: wall milliseconds, a counter for events within one
 /// millisecond (or while the wall clock lags a remote one), and the device that made it.
 ///

@@ -1,3 +1,8 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+
 /// Applying what a bundle carries: last writer wins per item and per default choice.
 extension Mutation {
     enum ItemOutcome {

@@ -1,3 +1,8 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+
 /// The last-writer-wins state of one synchronizable item: live (its password is in the
 /// credentials table) or deleted (a tombstone, kept 180 days so the deletion reaches every machine).
 struct SyncItemState: Hashable, Sendable {

@@ -1,3 +1,8 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+
 /// Keeps the sync registers of a local write in step with the credential rows and default
 /// choices it changed, as a step of the ``WritePipeline``: the mutation's rules write rows, and
 /// this step, told of the rows by the persistence layer, records their registers.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 
 @Suite struct AuthenticationChallengeTests {
     @Test("The RFC 7235 example gives two challenges with their parameters unescaped")

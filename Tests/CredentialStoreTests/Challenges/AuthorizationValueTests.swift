@@ -1,5 +1,9 @@
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 
 @Suite struct BasicAuthorizationTests {
     @Test("Basic encodes the RFC 7617 example Aladdin / open sesame")

@@ -2,6 +2,10 @@ import Foundation
 import SeededRandom
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 
 /// A bounded fuzz run of the challenge parser: random and mutated headers must parse or throw
 /// ``CredentialStorageError``, never crash, hang or throw anything else. Seeded, so a failure

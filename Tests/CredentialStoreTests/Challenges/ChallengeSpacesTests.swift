@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 
 @Suite struct ChallengeSpacesTests {
     static let url = URL(string: "https://Example.com/dir/index.html")!

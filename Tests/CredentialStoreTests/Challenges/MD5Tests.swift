@@ -1,5 +1,9 @@
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 
 @Suite struct MD5Tests {
     @Test("MD5 gives the RFC 1321 test suite's answers", arguments: [

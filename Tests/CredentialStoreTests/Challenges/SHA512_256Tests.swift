@@ -1,5 +1,9 @@
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 
 /// SHA-512/256 for Digest's `SHA-512-256`: libsodium's SHA-512 started from the truncated
 /// variant's initial value, checked against FIPS 180-4's examples and Python's hashlib.

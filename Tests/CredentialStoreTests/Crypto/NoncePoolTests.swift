@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 
 /// The nonce pool hands each random byte out once.
 ///

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 
 /// The identity table of docs/contract.md ("The model"), plus the encodings and checks built on it.
 @Suite struct ProtectionSpaceTests {

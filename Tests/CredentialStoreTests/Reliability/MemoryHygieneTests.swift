@@ -4,6 +4,10 @@ import Glibc
 #endif
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// Whether this process runs under AddressSanitizer or ThreadSanitizer, whose mlock interceptors

@@ -2,6 +2,10 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// docs/contract.md ("At rest"): what the files hold, and how a wrong key, damage and tampering are told apart.

@@ -3,6 +3,10 @@ import GRDB
 import Synchronization
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// Change notifications of docs/contract.md ("The store"): `changes()` streams, the NotificationCenter post, and changes

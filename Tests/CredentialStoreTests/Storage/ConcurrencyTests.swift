@@ -2,6 +2,10 @@ import Foundation
 import Synchronization
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// docs/contract.md ("The store"): one storage shared by many threads, and several processes on one store file, without

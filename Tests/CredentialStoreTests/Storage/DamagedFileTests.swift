@@ -2,6 +2,10 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// Damage the corruption trials (Harnesses/credstore-torture corrupt) found SQLite or the opener

@@ -2,6 +2,10 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// A default choice that names no credential is the trace of a row deleted outside credstore, and

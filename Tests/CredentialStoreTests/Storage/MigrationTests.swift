@@ -4,6 +4,10 @@ import GRDB
 import Logging
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// The schema history is forward-only, and a store made by an older version opens with all its data.

@@ -4,6 +4,10 @@ import GRDB
 import Logging
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// Opening refuses a store whose schema is not exactly what the migrations built (issue 12,

@@ -2,6 +2,10 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// Tampering beyond one row: deleting a row, restoring an older copy of a row, or inserting a row

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// The persistence tiers of docs/contract.md ("The store"): what each keeps, for how long, and how a user moves between them.

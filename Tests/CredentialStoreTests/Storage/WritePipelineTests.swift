@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// The write pipeline: the persistence layer reports the rows a write changes, and the pipeline

@@ -4,6 +4,10 @@ import SeededRandom
 import Synchronization
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// docs/contract.md ("Sync between machines"), as properties over random histories on three stores: imports in any order converge,

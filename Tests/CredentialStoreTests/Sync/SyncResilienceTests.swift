@@ -2,6 +2,10 @@ import Foundation
 import GRDB
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 #if canImport(Glibc)
 import Glibc

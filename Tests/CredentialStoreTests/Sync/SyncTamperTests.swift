@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// docs/contract.md ("Sync between machines"): any flipped, truncated or appended byte, a bundle for another recipient, an untrusted

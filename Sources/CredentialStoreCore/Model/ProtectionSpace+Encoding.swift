@@ -1,0 +1,75 @@
+extension ProtectionSpace {
+    /// Encoding version, so a future change of the canonical form cannot collide with this one.
+    private static let encodingVersion: UInt8 = 1
+
+    /// The canonical identity as bytes: the input of the blind indexes and the sealed plaintext of
+    /// the space column. Equal spaces, and only equal spaces, encode to equal bytes. Made once, in
+    /// the initializers, from the canonical fields.
+    package static func encode(
+        proxyType: ProxyType?, protocol: String?, host: String, port: Int, realm: String?, method: AuthenticationMethod
+    ) -> [UInt8] {
+        var writer = originWriter(proxyType: proxyType, protocol: `protocol`, host: host, port: port)
+        writer.append(optional: realm)
+        writer.append(method.rawValue)
+        return writer.bytes
+    }
+
+    /// Host, port, protocol and proxy kind without realm and method: what a request URL knows
+    /// before the server names a realm, and so the key of best-match lookups.
+    package var originEncoding: [UInt8] {
+        Self.originWriter(proxyType: proxyType, protocol: `protocol`, host: host, port: port).bytes
+    }
+
+    private static func originWriter(proxyType: ProxyType?, protocol: String?, host: String, port: Int) -> ByteWriter {
+        var writer = ByteWriter(capacity: 96)
+        writer.append(encodingVersion)
+        if let proxyType {
+            writer.append(UInt8(1))
+            writer.append(proxyType.rawValue)
+        } else {
+            writer.append(UInt8(0))
+            writer.append(optional: `protocol`)
+        }
+        writer.append(host)
+        writer.append(Int64(port))
+        return writer
+    }
+
+    /// Rebuilds a space from ``canonicalEncoding``.
+    ///
+    /// - Throws: `ByteReader.Malformed` for bytes that are not a canonical encoding, and the
+    ///   errors of ``validate()`` for a space no store may hold.
+    package init<Bytes: Collection>(canonicalEncoding bytes: Bytes) throws where Bytes.Element == UInt8 {
+        var reader = ByteReader(bytes)
+        guard try reader.readByte() == Self.encodingVersion else { throw ByteReader.Malformed() }
+        let kind = try reader.readByte()
+        let proxyType: ProxyType?
+        let proto: String?
+        switch kind {
+        case 0:
+            proxyType = nil
+            proto = try reader.readOptionalString()
+        case 1:
+            guard let type = ProxyType(rawValue: try reader.readString()) else { throw ByteReader.Malformed() }
+            proxyType = type
+            proto = nil
+        default:
+            throw ByteReader.Malformed()
+        }
+        let host = try reader.readString()
+        let port = Int(try reader.readInt64())
+        let realm = try reader.readOptionalString()
+        let method = AuthenticationMethod(rawValue: try reader.readString())
+        try reader.expectEnd()
+        if let proxyType {
+            self.init(proxyHost: host, port: port, type: proxyType, realm: realm, authenticationMethod: method)
+        } else {
+            self.init(host: host, port: port, protocol: proto, realm: realm, authenticationMethod: method)
+        }
+        // Bytes from a bundle or a row enter the store as a space: they pass the rules `set`
+        // applies, and must already be canonical (a non-canonical spelling would be a second
+        // encoding of one space, with its own blind index).
+        try validate()
+        guard canonicalEncoding.elementsEqual(bytes) else { throw ByteReader.Malformed() }
+    }
+}

@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Length-prefixed binary fields, for the canonical space encoding and the change log.
+///
+/// Every variable-length field carries its length, so no two different inputs can encode to the
+/// same bytes — the property blind indexes depend on.
+package struct ByteWriter {
+    package private(set) var bytes: [UInt8] = []
+
+    /// Zeroes the buffer, for writers that held a secret.
+    package mutating func wipe() {
+        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+    }
+
+    package init(capacity: Int = 64) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    package mutating func append(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    package mutating func append(_ value: Int64) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    package mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            withUnsafeBytes(of: UInt32(utf8.count).bigEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    package mutating func append(optional text: String?) {
+        if let text {
+            append(UInt8(1))
+            append(text)
+        } else {
+            append(UInt8(0))
+        }
+    }
+
+    package mutating func append<Bytes: Collection>(raw: Bytes) where Bytes.Element == UInt8 {
+        bytes.append(contentsOf: raw)
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote; any shortfall or trailing garbage is an error.
+package struct ByteReader {
+    package struct Malformed: Error {
+        package init() {}
+    }
+
+    private var bytes: [UInt8]
+    private var offset = 0
+
+    /// Zeroes the copy this reader made, for readers of a secret.
+    package mutating func wipe() {
+        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+    }
+
+    package var count: Int { bytes.count }
+    package var position: Int { offset }
+
+    package init<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        self.bytes = Array(bytes)
+    }
+
+    package var isAtEnd: Bool { offset == bytes.count }
+
+    package mutating func readByte() throws -> UInt8 {
+        guard offset < bytes.count else { throw Malformed() }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    package mutating func readInt64() throws -> Int64 {
+        let raw = try readRaw(count: 8)
+        return raw.reduce(Int64(0)) { ($0 << 8) | Int64($1) }
+    }
+
+    package mutating func readString() throws -> String {
+        let lengthBytes = try readRaw(count: 4)
+        let length = lengthBytes.reduce(0) { ($0 << 8) | Int($1) }
+        let raw = try readRaw(count: length)
+        guard let text = String(validating: raw, as: UTF8.self) else { throw Malformed() }
+        return text
+    }
+
+    package mutating func readOptionalString() throws -> String? {
+        switch try readByte() {
+        case 0: return nil
+        case 1: return try readString()
+        default: throw Malformed()
+        }
+    }
+
+    package mutating func readRaw(count: Int) throws -> ArraySlice<UInt8> {
+        guard count >= 0, bytes.count - offset >= count else { throw Malformed() }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    package func expectEnd() throws {
+        guard isAtEnd else { throw Malformed() }
+    }
+}

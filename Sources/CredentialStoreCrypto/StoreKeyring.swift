@@ -1,0 +1,108 @@
+package import CredentialStoreCore
+
+/// The working keys of an unlocked store, all derived from its random root key: one subkey per
+/// job (``Subkey``).
+///
+/// Fields are encrypted with XChaCha20-Poly1305 under the ``Subkey/fieldEncryption`` subkey;
+/// lookups go through keyed BLAKE2b ``BlindIndex``es under ``Subkey/blindIndex``, so the
+/// database can be searched without holding any plaintext.
+package struct StoreKeyring: Sendable {
+    /// crypto_kdf context: exactly 8 bytes, fixed for the life of the format.
+    private static let context = "credstor"
+
+    /// The subkeys derived from the root key, by their crypto_kdf id, fixed for the life of the
+    /// format. A subkey does one job, so a value made under one can never pass for another's.
+    package enum Subkey: UInt64, CaseIterable {
+        /// Encrypts and authenticates every field (`StoreKeyring.encrypt(_:ad:)`).
+        case fieldEncryption = 1
+        /// Keys the blind indexes (``StoreKeyring/blindIndex(_:_:)``).
+        case blindIndex = 2
+        /// Keys the table seal, the MAC over every sealed table (``TableSealing``).
+        case tableSeal = 3
+    }
+
+    private let field: SecureBytes
+    private let index: SecureBytes
+    private let tableSeal: SecureBytes
+
+    /// Blind indexes are 16 bytes: 2⁻¹²⁸ collision odds per pair is far below any store's size, and
+    /// shorter keys keep the B-tree shallow.
+    package static let indexBytes = 16
+
+    package init(root: SecureBytes) throws {
+        field = try Self.derive(.fieldEncryption, from: root)
+        index = try Self.derive(.blindIndex, from: root)
+        tableSeal = try Self.derive(.tableSeal, from: root)
+    }
+
+    private static func derive(_ subkey: Subkey, from root: SecureBytes) throws -> SecureBytes {
+        try Sodium.deriveSubkey(from: root, id: subkey.rawValue, context: context)
+    }
+
+    /// Keyed BLAKE2b under the table-seal subkey.
+    package func tableSealHash(_ message: [UInt8], outputBytes: Int) -> [UInt8] {
+        message.withUnsafeBytes { Sodium.keyedHash($0, key: tableSeal, outputBytes: outputBytes) }
+    }
+
+    // MARK: Blind indexes
+
+    /// Domain-separation labels, so an index of one kind can never equal an index of another.
+    package enum IndexLabel: UInt8 {
+        case space = 1, user = 2, origin = 3, trustedKey = 4
+    }
+
+    package func spaceIndex(_ space: ProtectionSpace) -> BlindIndex {
+        blindIndex(.space, space.canonicalEncoding)
+    }
+
+    package func originIndex(_ space: ProtectionSpace) -> BlindIndex {
+        blindIndex(.origin, space.originEncoding)
+    }
+
+    /// The user in NFC, so that two spellings Swift calls equal are one user, as they are one key
+    /// of the `[String: Credential]` the store returns.
+    package func userIndex(spaceIndex: BlindIndex, user: String) -> BlindIndex {
+        blindIndex(.user, spaceIndex.bytes + Array(Unicode.nfc(user).utf8))
+    }
+
+    package func blindIndex(_ label: IndexLabel, _ message: [UInt8]) -> BlindIndex {
+        var input = [label.rawValue]
+        input.reserveCapacity(message.count + 1)
+        input.append(contentsOf: message)
+        return BlindIndex(input.withUnsafeBytes { Sodium.keyedHash($0, key: index, outputBytes: Self.indexBytes) })
+    }
+
+    // MARK: Field encryption
+
+    /// Pads before sealing so a ciphertext's length tells only a coarse bucket, never the exact
+    /// length of a password or user name.
+    package static let paddingBlock = 32
+
+    /// Encrypts `plaintext` (padded; the padded copy is zeroed afterwards).
+    package func encrypt(_ plaintext: [UInt8], ad: [UInt8]) -> [UInt8] {
+        var padded = plaintext.withUnsafeBytes { Sodium.pad($0, blockSize: Self.paddingBlock) }
+        defer { Sodium.zero(&padded) }
+        return padded.withUnsafeBytes { Sodium.encrypt($0, key: field, ad: ad) }
+    }
+
+    package func encrypt(_ text: String, ad: [UInt8]) -> [UInt8] {
+        var bytes = Array(text.utf8)
+        defer { Sodium.zero(&bytes) }
+        return encrypt(bytes, ad: ad)
+    }
+
+    /// Decrypts a field; nil when it fails authentication (altered, moved to another row, or
+    /// sealed under another key) or its padding is malformed.
+    package func decrypt<R>(_ sealed: [UInt8], ad: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        try sealed.withUnsafeBytes { raw in
+            try Sodium.decrypt(raw, key: field, ad: ad) { padded -> R? in
+                guard let count = Sodium.unpaddedCount(padded, blockSize: Self.paddingBlock) else { return nil }
+                return try body(UnsafeRawBufferPointer(rebasing: padded[..<count]))
+            } ?? nil
+        }
+    }
+
+    package func decryptString(_ sealed: [UInt8], ad: [UInt8]) -> String? {
+        decrypt(sealed, ad: ad) { String(validating: $0, as: UTF8.self) } ?? nil
+    }
+}

@@ -1,0 +1,216 @@
+package import CredentialStoreCore
+package import CredentialStoreCrypto
+
+/// A credential row as the database holds it: blind indexes, tier and timestamps in the clear;
+/// the space, and the user with the password, sealed, each bound to all the clear columns.
+package struct SealedCredential: Hashable, Sendable {
+    package var spaceIndex: BlindIndex
+    package var userIndex: BlindIndex
+    package var originIndex: BlindIndex
+    package var persistence: Persistence
+    package var created: Int64
+    package var modified: Int64
+    package var sealedSpace: [UInt8]
+    /// User and password together, so a lookup opens one ciphertext.
+    package var sealedCredential: [UInt8]
+
+    package init(spaceIndex: BlindIndex, userIndex: BlindIndex, originIndex: BlindIndex, persistence: Persistence, created: Int64, modified: Int64, sealedSpace: [UInt8], sealedCredential: [UInt8]) {
+        self.spaceIndex = spaceIndex
+        self.userIndex = userIndex
+        self.originIndex = originIndex
+        self.persistence = persistence
+        self.created = created
+        self.modified = modified
+        self.sealedSpace = sealedSpace
+        self.sealedCredential = sealedCredential
+    }
+}
+
+/// The default choice of one space: the chosen user's blind index and sealed name.
+package struct SealedDefault: Hashable, Sendable {
+    package var spaceIndex: BlindIndex
+    package var userIndex: BlindIndex
+    package var sealedUser: [UInt8]
+
+    package init(spaceIndex: BlindIndex, userIndex: BlindIndex, sealedUser: [UInt8]) {
+        self.spaceIndex = spaceIndex
+        self.userIndex = userIndex
+        self.sealedUser = sealedUser
+    }
+}
+
+/// One entry of the change log that lets other processes announce what this one committed.
+package struct SealedChangeEntry: Hashable, Sendable {
+    package var sequence: Int64
+    /// The store instance that committed it.
+    package var writer: [UInt8]
+    package var processID: Int32
+    /// The kind, tier, space and user of each change, in order, sealed together.
+    package var sealedChanges: [UInt8]
+}
+
+/// The sync state of one synchronizable item (live or tombstone), sealed; the flag and wall time
+/// are clear for tombstone expiry and bound into the seal.
+package struct SealedSyncItem: Hashable, Sendable {
+    package var spaceIndex: BlindIndex
+    package var userIndex: BlindIndex
+    package var deleted: Bool
+    package var wall: Int64
+    package var sealedState: [UInt8]
+
+    package init(spaceIndex: BlindIndex, userIndex: BlindIndex, deleted: Bool, wall: Int64, sealedState: [UInt8]) {
+        self.spaceIndex = spaceIndex
+        self.userIndex = userIndex
+        self.deleted = deleted
+        self.wall = wall
+        self.sealedState = sealedState
+    }
+}
+
+/// The last-writer-wins default choice of one space, sealed.
+package struct SealedSyncDefault: Hashable, Sendable {
+    package var spaceIndex: BlindIndex
+    package var sealedState: [UInt8]
+
+    package init(spaceIndex: BlindIndex, sealedState: [UInt8]) {
+        self.spaceIndex = spaceIndex
+        self.sealedState = sealedState
+    }
+}
+
+/// This store's device identity for sync; the secret signing key sealed.
+package struct SealedDevice: Hashable, Sendable {
+    package var deviceID: [UInt8]
+    package var publicKey: [UInt8]
+    package var sealedSecretKey: [UInt8]
+
+    package init(deviceID: [UInt8], publicKey: [UInt8], sealedSecretKey: [UInt8]) {
+        self.deviceID = deviceID
+        self.publicKey = publicKey
+        self.sealedSecretKey = sealedSecretKey
+    }
+}
+
+/// The stored table seal (see migration 0004).
+package struct TableSeal: Hashable, Sendable {
+    package var generation: Int64
+    package var rowCount: Int64
+    package var digest: [UInt8]
+    package var mac: [UInt8]
+
+    package init(generation: Int64, rowCount: Int64, digest: [UInt8], mac: [UInt8]) {
+        self.generation = generation
+        self.rowCount = rowCount
+        self.digest = digest
+        self.mac = mac
+    }
+}
+
+/// A space's credentials, and its default choice when the default rule needs it.
+///
+/// The choice is always read: one that names no credential of the space is tampering (a row was
+/// deleted outside credstore), whatever the number of credentials left.
+package struct SealedSpace: Sendable {
+    package var credentials: [SealedCredential]
+    package var defaultChoice: SealedDefault?
+
+    package init(credentials: [SealedCredential], defaultChoice: SealedDefault?) {
+        self.credentials = credentials
+        self.defaultChoice = defaultChoice
+    }
+}
+
+/// Reads of the encrypted store. Implementations see only sealed values and blind indexes.
+package protocol CredentialRepositoryReading {
+    func header() throws -> (StoreHeader, [KeySlot])?
+    /// The header's key generation alone: what a write checks, before it seals, to notice a
+    /// rotation by another process; nil before the store exists.
+    func keyGeneration() throws -> Int64?
+    /// The credentials of a space and its default choice (always read, so that a dangling one
+    /// is noticed), in one snapshot.
+    func space(_ spaceIndex: BlindIndex) throws -> SealedSpace
+    func credential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws -> SealedCredential?
+    func credentials(origin originIndex: BlindIndex) throws -> [SealedCredential]
+    func defaultChoice(space spaceIndex: BlindIndex) throws -> SealedDefault?
+    func defaultChoices(spaces spaceIndexes: Set<BlindIndex>) throws -> [BlindIndex: SealedDefault]
+    func allCredentials() throws -> [SealedCredential]
+    func allDefaultChoices() throws -> [SealedDefault]
+    /// The newest change-log entry's sequence number, and how many changes the log has held up to
+    /// it (both 0 for an empty log).
+    func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64)
+    func changes(after sequence: Int64) throws -> [SealedChangeEntry]
+    /// The table seal; nil when its row is missing.
+    func tableSeal() throws -> TableSeal?
+    /// Every sealed row's fingerprint in `tables`, streamed (the table seal's full check), with
+    /// whether the row is one half of a synchronizable item: a credential row of the synchronizable
+    /// tier, or a live (not deleted) sync register. The two halves must pair up, key for key.
+    func forEachFingerprint(in tables: [SealedRowFingerprint.Table], _ body: (SealedRowFingerprint, _ synchronizableItem: Bool) throws -> Void) throws
+    /// The synchronizable credential rows that have no live sync register, and the live sync
+    /// registers that have no synchronizable credential row: each is tampering (or, before
+    /// migration 0007, a credential stored synchronizable before sync existed).
+    func unpairedSyncItems() throws -> (credentials: [SealedCredential], registers: [SealedSyncItem])
+
+    // Sync
+    func device() throws -> SealedDevice?
+    func trustedDevice(keyIndex: BlindIndex) throws -> [UInt8]?
+    func allTrustedDevices() throws -> [(keyIndex: BlindIndex, sealedPublicKey: [UInt8])]
+    func syncClock() throws -> (wall: Int64, counter: Int64)?
+    func syncItem(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws -> SealedSyncItem?
+    func allSyncItems() throws -> [SealedSyncItem]
+    func syncDefault(space spaceIndex: BlindIndex) throws -> SealedSyncDefault?
+    func allSyncDefaults() throws -> [SealedSyncDefault]
+}
+
+/// Writes, inside one transaction of ``CredentialRepository/write(_:)``.
+package protocol CredentialRepositoryWriting: CredentialRepositoryReading {
+    func initialize(header: StoreHeader, slots: [KeySlot]) throws
+    func setTableSeal(_ seal: TableSeal) throws
+    func replaceSlots(_ slots: [KeySlot], header: StoreHeader) throws
+    func upsert(_ credential: SealedCredential) throws
+    /// Empties the credential and default tables (rekey re-seals everything in the same transaction).
+    func deleteAllCredentials() throws
+    func deleteCredential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws
+    func setDefaultChoice(_ choice: SealedDefault) throws
+    func deleteDefaultChoice(space spaceIndex: BlindIndex) throws
+    func setDevice(_ device: SealedDevice) throws
+    func addTrustedDevice(keyIndex: BlindIndex, sealedPublicKey: [UInt8]) throws
+    func removeTrustedDevice(keyIndex: BlindIndex) throws
+    func setSyncClock(wall: Int64, counter: Int64) throws
+    func upsertSyncItem(_ item: SealedSyncItem) throws
+    /// Drops tombstones whose wall time is before `wall`.
+    func deleteTombstones(before wall: Int64) throws
+    func upsertSyncDefault(_ choice: SealedSyncDefault) throws
+    /// Empties every table sealed under the root key's subkeys but the credentials (rekey).
+    func deleteAllSyncState() throws
+    /// Drops the change-log entries before the first one that holds a change after
+    /// `changeTotal` or was written at or after `writtenSince` (milliseconds): the caller's
+    /// retention. Never the newest entry.
+    func pruneChangeLog(keepingChangesAfter changeTotal: Int64, writtenSince: Int64) throws
+    /// Appends an entry to the change log under `sequence`, which holds the changes up to
+    /// `changeTotal` (the caller continues both from ``CredentialRepositoryReading/changeLogPosition()``),
+    /// written at `written` (milliseconds since 1970).
+    func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, written: Int64, changeTotal: Int64, sealedChanges: [UInt8]) throws
+}
+
+/// The encrypted store's persistence, kept behind a protocol so that the storage logic (tiers,
+/// defaults, crypto) never sees SQL.
+package protocol CredentialRepository: Sendable {
+    /// A consistent read.
+    func read<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T
+    /// One atomic transaction that holds the store's write lock across processes; `observer`
+    /// hears of every sealed row it writes or deletes, and is asked before the commit. `afterCommit`
+    /// runs once the transaction is durable, still serialized with other writes of this process,
+    /// so that changes are announced in commit order.
+    func write<T>(
+        observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void
+    ) throws -> T
+    /// Runs `body` as ``write(observer:_:afterCommit:)`` would, holding the write lock, and then
+    /// rolls the transaction back: nothing it wrote stays, and its result is returned.
+    func writeRolledBack<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T
+}
+
+extension CredentialRepository {
+    package func write<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
+        try write(observer: observer, body, afterCommit: { _ in })
+    }
+}

@@ -1,0 +1,87 @@
+import CredentialStoreCore
+package import CredentialStoreCrypto
+
+/// One sealed row as a write leaves it or finds it: its table, its primary key, and the bytes
+/// that vouch for every other column (the authentication tags of its ciphertexts, whose
+/// associated data binds them, and any clear column no ciphertext binds).
+///
+/// The persistence layer builds these from the rows it writes and deletes, and from every row
+/// when asked (``CredentialRepositoryReading/forEachFingerprint(in:_:)``); what is done with
+/// them (the table seal) is the storage layer's.
+package struct SealedRowFingerprint: Hashable, Sendable {
+    /// The sealed tables, by the number their rows' contributions are hashed under. Which SQL
+    /// table each is, and how every one of its columns is covered, is decided beside the write
+    /// pipeline that consumes these rows.
+    package enum Table: UInt8, CaseIterable, Sendable {
+        // Sealed since migration 0004.
+        case credentials = 1, defaultChoices = 2, trustedDevices = 3
+        // Sealed since migration 0007: the sync state, which decides what a merge keeps.
+        case syncItems = 4, syncDefaults = 5, device = 6, syncClock = 7
+
+        /// The tables the seal covered before migration 0007.
+        package static let sinceTableSeal: [Table] = [.credentials, .defaultChoices, .trustedDevices]
+        /// The tables migration 0007 brought under the seal.
+        package static let sinceSyncSeal: [Table] = [.syncItems, .syncDefaults, .device, .syncClock]
+    }
+
+    package var table: Table
+    package var key: [UInt8]
+    package var tags: [UInt8]
+}
+
+/// What hears of the sealed rows a write transaction changes, one row at a time, as the SQL runs:
+/// a replaced row is reported removed (as it was) and added (as it is now). Every write takes one;
+/// the persistence layer keeps no record of them itself.
+package protocol RowChangeObserver: AnyObject {
+    func rowRemoved(_ row: SealedRowFingerprint)
+    func rowAdded(_ row: SealedRowFingerprint)
+    /// Key slots were deleted or replaced (they are outside the sealed rows, but wrap the root key).
+    func keySlotsRemoved()
+    /// Asked before the transaction commits; throwing rolls it back.
+    func willCommit() throws
+    /// Asked once the transaction has committed: whether the write-ahead log must be emptied now,
+    /// because its earlier frames hold bytes the transaction deleted.
+    var emptiesLog: Bool { get }
+}
+
+extension SealedRowFingerprint {
+    /// The tag of a sealed field: its last bytes (nonce ‖ ciphertext ‖ tag).
+    private static func tag(_ sealed: [UInt8]) -> [UInt8] { Array(sealed.suffix(Sodium.aeadTagBytes)) }
+
+    package init(_ row: SealedCredential) {
+        self.init(table: .credentials, key: row.spaceIndex.bytes + row.userIndex.bytes,
+                  tags: Self.tag(row.sealedSpace) + Self.tag(row.sealedCredential))
+    }
+
+    package init(_ choice: SealedDefault) {
+        self.init(table: .defaultChoices, key: choice.spaceIndex.bytes + choice.userIndex.bytes, tags: Self.tag(choice.sealedUser))
+    }
+
+    package init(trustedKeyIndex: BlindIndex, sealedPublicKey: [UInt8]) {
+        self.init(table: .trustedDevices, key: trustedKeyIndex.bytes, tags: Self.tag(sealedPublicKey))
+    }
+
+    /// With its clear columns as `SQLiteAccess` reads integers (8 bytes, big-endian).
+    package init(_ item: SealedSyncItem) {
+        self.init(table: .syncItems, key: item.spaceIndex.bytes + item.userIndex.bytes,
+                  tags: Self.tag(item.sealedState) + Self.bigEndian(item.deleted ? 1 : 0) + Self.bigEndian(item.wall))
+    }
+
+    package init(_ choice: SealedSyncDefault) {
+        self.init(table: .syncDefaults, key: choice.spaceIndex.bytes, tags: Self.tag(choice.sealedState))
+    }
+
+    package init(_ device: SealedDevice) {
+        self.init(table: .device, key: [], tags: device.deviceID + device.publicKey + Self.tag(device.sealedSecretKey))
+    }
+
+    /// The clock has no ciphertext: its reading.
+    package init(syncClockWall wall: Int64, counter: Int64) {
+        self.init(table: .syncClock, key: [], tags: Self.bigEndian(wall) + Self.bigEndian(counter))
+    }
+
+    /// An integer column as `SQLiteAccess` puts it in a fingerprint.
+    private static func bigEndian(_ value: Int64) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+}
