@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        // `swift package generate-documentation`, which .ci/docs runs; no target depends on it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         // libsodium from Debian's libsodium-dev; only the crypto layer imports it.

@@ -26,7 +26,7 @@ import Glibc
 ///
 /// ## Topics
 /// ### Opening a store
-/// - ``init(at:key:logger:)``
+/// - ``init(at:key:logger:integrityCheck:rollbackAnchor:)``
 /// - ``openDefault(logger:)``
 /// - ``StoreKey``
 /// ### Storing and removing
