@@ -6,7 +6,9 @@ let package = Package(
     name: "credstore",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "CredentialStore", targets: ["CredentialStore"]),
+        // Core and Challenges are re-exported by CredentialStore; listed so that their documentation
+        // is built with it.
+        .library(name: "CredentialStore", targets: ["CredentialStore", "CredentialStoreCore", "CredentialStoreChallenges"]),
         .library(name: "CredentialStoreNetworking", targets: ["CredentialStoreNetworking"]),
         .executable(name: "credstore", targets: ["credstore"]),
     ],
@@ -15,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        // `swift package generate-documentation`, which .ci/docs runs; no target depends on it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         // libsodium from Debian's libsodium-dev; only the crypto layer imports it.

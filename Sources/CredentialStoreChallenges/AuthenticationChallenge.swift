@@ -46,7 +46,7 @@ public struct AuthenticationChallenge: Hashable, Sendable {
     ///
     /// - Parameter headerValues: The field values, one per header line.
     /// - Returns: The challenges in the order they appear.
-    /// - Throws: ``CredentialStorageError`` with code ``CredentialStorageError/Code/invalidInput``
+    /// - Throws: `CredentialStorageError` with code `CredentialStorageError.Code.invalidInput`
     ///   when a value does not follow the grammar, repeats a parameter, is not UTF-8, or the
     ///   values together exceed ``maximumHeaderBytes``.
     public static func parse(_ headerValues: [String]) throws -> [AuthenticationChallenge] {

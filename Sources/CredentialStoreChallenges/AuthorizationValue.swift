@@ -11,7 +11,7 @@ public enum AuthorizationValue {
     /// Both parts are normalised to NFC first, as the UTF-8 charset of RFC 7617 §2.1 asks, so a
     /// password typed on another system still matches.
     ///
-    /// - Throws: ``CredentialStorageError/Code/invalidInput`` when the user contains `:` (the
+    /// - Throws: `CredentialStorageError.Code.invalidInput` when the user contains `:` (the
     ///   server would split the pair at it) or either part contains a control character, which
     ///   RFC 7617 forbids.
     public static func basic(user: String, password: String) throws -> String {
@@ -100,7 +100,7 @@ public struct DigestResponder: Sendable {
     ///   - challenge: A challenge with scheme `digest`.
     ///   - clientNonce: Makes each `cnonce`; the default gives 128 random bits in hex. Tests inject
     ///     a fixed value to reproduce the RFC 7616 examples.
-    /// - Throws: ``CredentialStorageError/Code/invalidInput`` when the challenge is not Digest, lacks
+    /// - Throws: `CredentialStorageError.Code.invalidInput` when the challenge is not Digest, lacks
     ///   a realm or nonce, names an algorithm other than MD5, SHA-256, SHA-512-256 and their `-sess` forms, or
     ///   offers a `qop` without `auth` (only `auth-int` is not supported).
     public init(
@@ -146,7 +146,7 @@ public struct DigestResponder: Sendable {
     ///   - method: The request method, e.g. `"GET"`.
     ///   - uri: The request target as sent on the request line, e.g. `"/dir/index.html"`.
     ///   - credential: The user and password; the persistence is not used.
-    /// - Throws: ``CredentialStorageError/Code/invalidInput`` when the nonce count is exhausted
+    /// - Throws: `CredentialStorageError.Code.invalidInput` when the nonce count is exhausted
     ///   (a new challenge is needed) or the client nonce is not a valid quoted-string content.
     public mutating func authorization(method: String, uri: String, credential: Credential) throws -> String {
         let realm = challenge.realm ?? ""

@@ -10,9 +10,9 @@ extension ProtectionSpace {
     /// `Proxy-Authenticate` header (names compared case-insensitively); the other header is
     /// ignored, so a server's challenge can never become a proxy's space or the reverse. Each
     /// challenge gives one space, with the challenge's realm and a method from its scheme
-    /// (`basic` → ``AuthenticationMethod/httpBasic``, `digest` → ``AuthenticationMethod/httpDigest``,
-    /// `ntlm` → ``AuthenticationMethod/ntlm``, `negotiate` → ``AuthenticationMethod/negotiate``,
-    /// any other → ``AuthenticationMethod/default``). Identical spaces are listed once, in order of
+    /// (`basic` → `AuthenticationMethod.httpBasic`, `digest` → `AuthenticationMethod.httpDigest`,
+    /// `ntlm` → `AuthenticationMethod.ntlm`, `negotiate` → `AuthenticationMethod.negotiate`,
+    /// any other → `AuthenticationMethod.default`). Identical spaces are listed once, in order of
     /// first appearance.
     ///
     /// A challenge without a realm gives a space whose realm is `nil` (or `""`): it names no
@@ -24,8 +24,8 @@ extension ProtectionSpace {
     ///   - status: The response's HTTP status code.
     ///   - headers: The response's header fields, in order; repeated names are allowed.
     ///   - proxy: The proxy the request went through; required for a 407.
-    /// - Throws: ``CredentialStorageError/Code/invalidInput`` for a malformed challenge or a 407
-    ///   without `proxy`; ``CredentialStorageError/Code/invalidProtectionSpace`` for a 401 whose
+    /// - Throws: `CredentialStorageError.Code.invalidInput` for a malformed challenge or a 407
+    ///   without `proxy`; `CredentialStorageError.Code.invalidProtectionSpace` for a 401 whose
     ///   URL has no host.
     public static func spaces(
         for url: URL,

@@ -1,7 +1,7 @@
 public import CredentialStore
 public import Foundation
 
-/// Answers HTTP 401 and 407 challenges with credentials from a ``CredentialStorage``, the way
+/// Answers HTTP 401 and 407 challenges with credentials from a ``/CredentialStore/CredentialStorage``, the way
 /// Foundation's `URLAuthenticationChallenge` flow does it.
 ///
 /// corelibs' `URLCredentialStorage` compares protection spaces by object identity, so on Linux
@@ -42,7 +42,7 @@ public final class CredentialChallengeResponder: Sendable {
     /// Whether a Basic challenge over plain http (or from a plain http proxy) may be answered.
     ///
     /// Off by default: Basic sends the password itself, readable by anyone on the path, so only a
-    /// space whose ``ProtectionSpace/receivesCredentialSecurely`` is true gets it. Turn it on for
+    /// space whose `.CredentialStore.ProtectionSpace.receivesCredentialSecurely` is true gets it. Turn it on for
     /// local development against a server on loopback, knowingly.
     public let allowsBasicOverPlainHTTP: Bool
     /// Makes Digest client nonces; injectable so that tests can check a response by hand.
@@ -57,6 +57,7 @@ public final class CredentialChallengeResponder: Sendable {
     /// Creates a responder over `storage`.
     ///
     /// - Parameters:
+    ///   - storage: The store the credentials come from.
     ///   - allowsBasicOverPlainHTTP: Answer Basic challenges whose space does not receive the
     ///     credential securely (plain http, plain http proxy); see ``allowsBasicOverPlainHTTP``.
     ///   - clientNonce: The Digest `cnonce` source; random by default.

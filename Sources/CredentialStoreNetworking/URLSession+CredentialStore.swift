@@ -39,7 +39,7 @@ extension URLSession {
     /// libcurl ignores `HTTP_PROXY`; `https_proxy`/`HTTPS_PROXY` for https; `all_proxy`;
     /// `no_proxy`), and never for https, where the proxy is a `CONNECT` tunnel and any 407 seen
     /// comes from the origin. The tunnel's own 407 cannot be answered (libcurl sends no request
-    /// header to the proxy): it throws ``CredentialStorageError/Code/proxyTunnelRefused``.
+    /// header to the proxy): it throws `CredentialStore.CredentialStorageError.Code.proxyTunnelRefused`.
     ///
     /// The request is not answered, and the challenge response is returned, when the store has
     /// nothing for it or when its body is a stream that cannot be sent twice.
@@ -50,12 +50,14 @@ extension URLSession {
     /// and returns the 401 response instead, with an empty body (corelibs does not expose it).
     ///
     /// - Parameters:
+    ///   - request: The request to perform.
+    ///   - storage: The store whose default credentials answer the challenges.
     ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL. When
     ///     `nil`, the environment is read as libcurl reads it.
     ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http (and from a plain http
     ///     proxy), which send the password readable on the wire; off by default, for local
     ///     development only.
-    /// - Throws: URLSession's errors, ``CredentialStorageError/Code/proxyTunnelRefused``, and the
+    /// - Throws: URLSession's errors, `CredentialStore.CredentialStorageError.Code.proxyTunnelRefused`, and the
     ///   store's integrity errors; never an error caused by a challenge's content.
     public func data(
         for request: URLRequest,

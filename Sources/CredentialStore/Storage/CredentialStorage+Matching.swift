@@ -10,7 +10,7 @@ extension CredentialStorage {
     /// The exact space (the URL's scheme, host and port, `realm`, default method) comes first.
     /// Without a realm, and with nothing stored under the exact space, the one space on the same
     /// scheme, host and port that has a default answers. Several such spaces are ambiguous: the
-    /// call throws ``CredentialStorageError/Code/ambiguousMatch`` naming their realms rather than
+    /// call throws ``/CredentialStoreCore/CredentialStorageError/Code/ambiguousMatch`` naming their realms rather than
     /// guess.
     ///
     /// - Throws: `invalidProtectionSpace` for a URL without a host, `ambiguousMatch`, or the

@@ -13,13 +13,13 @@ import Glibc
 /// `URLCredentialStorage` that Linux lacks.
 ///
 /// ```swift
-/// let storage = try CredentialStorage.decryptDefault()
+/// let storage = try CredentialStorage.openDefault()
 /// let space = try ProtectionSpace(url: URL(string: "https://api.example.com")!)
 /// try storage.set(Credential(user: "alice", password: "s3cret", persistence: .permanent), for: space)
 /// let credential = try storage.defaultCredential(for: space)
 /// ```
 ///
-/// Credentials are kept per user per space, in the tier their ``Persistence`` names. Permanent
+/// Credentials are kept per user per space, in the tier their ``/CredentialStoreCore/Persistence`` names. Permanent
 /// and synchronizable ones are sealed field by field (XChaCha20-Poly1305) in an SQLite file and
 /// found through keyed blind indexes. A read returns the right credential or throws; it never
 /// returns wrong data.
@@ -30,9 +30,9 @@ import Glibc
 ///
 /// ## Topics
 /// ### Opening a store
-/// - ``init(at:key:logger:)``
+/// - ``init(at:key:logger:integrityCheck:rollbackAnchor:)``
 /// - ``openDefault(logger:)``
-/// - ``StoreKey``
+/// - ``/CredentialStoreCore/StoreKey``
 /// ### Storing and removing
 /// - ``set(_:for:)``
 /// - ``remove(_:for:options:)``
@@ -69,10 +69,10 @@ public final class CredentialStorage: Sendable {
     /// its ``CredentialChange``.
     public static let changeUserInfoKey = "CredentialChange"
 
-    /// Opens the store at `databaseURL`, creating it (and a key file, for ``StoreKey/keyFile(_:)``)
+    /// Opens the store at `databaseURL`, creating it (and a key file, for ``/CredentialStoreCore/StoreKey/keyFile(_:)``)
     /// if it does not exist yet.
     ///
-    /// - Throws: ``CredentialStorageError`` with code `wrongKey`, `corrupt`, `permissionsTooOpen`,
+    /// - Throws: ``/CredentialStoreCore/CredentialStorageError`` with code `wrongKey`, `corrupt`, `permissionsTooOpen`,
     ///   `notFound` (an existing store whose key file is missing), `unsupportedFormatVersion` or `io`.
     ///
     /// Opening checks the table seal: a row deleted, restored from an older copy, or copied in
@@ -154,7 +154,7 @@ public final class CredentialStorage: Sendable {
     ///
     /// A user has one credential per space: setting a user already present replaces it, moving it
     /// between tiers if need be. Setting an identical credential, or one with persistence
-    /// ``Persistence/none``, changes and announces nothing. The first credential set in a space
+    /// ``/CredentialStoreCore/Persistence/none``, changes and announces nothing. The first credential set in a space
     /// without a default becomes the default.
     ///
     /// - Throws: `invalidInput` when the user name or password holds a CR, LF or NUL (or the

@@ -193,14 +193,15 @@ extension CredentialStorage {
     /// the hybrid logical clocks of the machines involved. The import is atomic and idempotent,
     /// and imports in any order converge to the same state.
     ///
+    /// The file is read one chunk at a time, twice (once to check it all, once to merge), so
+    /// memory follows the largest chunk, not the bundle. Only a regular file is read.
+    ///
     /// - Parameters:
+    ///   - url: the bundle file.
     ///   - passphrase: the bundle's passphrase, for a passphrase bundle.
     ///   - dryRun: computes the report and changes nothing.
     ///   - progress: called now and then with the items merged so far and the bundle's total,
     ///     for a progress display; it runs inside the import's transaction, so keep it quick.
-    /// The file is read one chunk at a time, twice (once to check it all, once to merge), so
-    /// memory follows the largest chunk, not the bundle. Only a regular file is read.
-    ///
     /// - Throws: `invalidBundle` (damaged, altered, truncated, not a regular file, asking for more
     ///   key derivation than export uses, or from a clock more than 24 h ahead), `bundleTooOld`
     ///   (older than 180 days), `bundleNotForThisStore` (another recipient, or an untrusted signer),

@@ -37,7 +37,7 @@ public struct DeviceKey: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Reads a device key from its text form; whitespace around it (a copied line break) is ignored.
     ///
-    /// - Throws: ``CredentialStorageError/Code/invalidInput`` when the text is not a device key.
+    /// - Throws: ``/CredentialStoreCore/CredentialStorageError/Code/invalidInput`` when the text is not a device key.
     public init(_ text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.hasPrefix(Self.textPrefix) else {

@@ -3,7 +3,7 @@ public import Foundation
 /// The one error type of credstore: a ``Code`` to branch on and a message that says what happened.
 ///
 /// A message states the fact and a generic remedy in the library's terms ("restore it from a
-/// backup", "confirm with ``RemovalOptions/removeSynchronizable``"); it never names a command line,
+/// backup", "confirm with `RemovalOptions.removeSynchronizable`"); it never names a command line,
 /// which an application words for itself by code, as the `credstore` CLI does. Messages never
 /// contain a password, a key or a passphrase. Catch by code:
 ///
@@ -41,7 +41,7 @@ public struct CredentialStorageError: Error, Hashable, Sendable, CustomStringCon
         public static let permissionsTooOpen = Code(rawValue: "permissionsTooOpen")
         /// Nothing matched, or a file the store needs does not exist.
         public static let notFound = Code(rawValue: "notFound")
-        /// A synchronizable credential was removed without ``RemovalOptions/removeSynchronizable``.
+        /// A synchronizable credential was removed without `RemovalOptions.removeSynchronizable`.
         public static let synchronizableRemovalNeedsOption = Code(rawValue: "synchronizableRemovalNeedsOption")
         /// The protection space cannot key a credential (no host, bad port …).
         public static let invalidProtectionSpace = Code(rawValue: "invalidProtectionSpace")

@@ -5,7 +5,7 @@
 public enum Persistence: String, Hashable, Sendable, Codable, CaseIterable {
     /// Not kept at all: setting such a credential stores nothing and announces nothing.
     case none
-    /// Kept in the memory of one ``CredentialStorage`` instance; never written to disk.
+    /// Kept in the memory of one `CredentialStorage` instance; never written to disk.
     case forSession
     /// Encrypted on disk; survives restarts; never leaves this machine.
     case permanent
