@@ -161,7 +161,7 @@ package protocol CredentialRepositoryReading {
     func allSyncDefaults() throws -> [SealedSyncDefault]
 }
 
-/// Writes, inside one transaction of ``CredentialRepository/write(_:)``.
+/// Writes, inside one transaction of ``SQLiteRepository/write(observer:_:afterCommit:)``.
 package protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func initialize(header: StoreHeader, slots: [KeySlot]) throws
     func setTableSeal(_ seal: TableSeal) throws
@@ -190,27 +190,4 @@ package protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     /// `changeTotal` (the caller continues both from ``CredentialRepositoryReading/changeLogPosition()``),
     /// written at `written` (milliseconds since 1970).
     func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, written: Int64, changeTotal: Int64, sealedChanges: [UInt8]) throws
-}
-
-/// The encrypted store's persistence, kept behind a protocol so that the storage logic (tiers,
-/// defaults, crypto) never sees SQL.
-package protocol CredentialRepository: Sendable {
-    /// A consistent read.
-    func read<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T
-    /// One atomic transaction that holds the store's write lock across processes; `observer`
-    /// hears of every sealed row it writes or deletes, and is asked before the commit. `afterCommit`
-    /// runs once the transaction is durable, still serialized with other writes of this process,
-    /// so that changes are announced in commit order.
-    func write<T>(
-        observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void
-    ) throws -> T
-    /// Runs `body` as ``write(observer:_:afterCommit:)`` would, holding the write lock, and then
-    /// rolls the transaction back: nothing it wrote stays, and its result is returned.
-    func writeRolledBack<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T
-}
-
-extension CredentialRepository {
-    package func write<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
-        try write(observer: observer, body, afterCommit: { _ in })
-    }
 }

@@ -1,4 +1,4 @@
-package import CredentialStoreCore
+import CredentialStoreCore
 package import CredentialStoreCrypto
 import Foundation
 package import GRDB
@@ -353,7 +353,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     package func upsert(_ credential: SealedCredential) throws {
         let values: [RawValue] = [
             .blob(credential.spaceIndex), .blob(credential.userIndex), .blob(credential.originIndex),
-            .integer(Int64(Self.code(credential.persistence))), .integer(credential.created), .integer(credential.modified),
+            .integer(Int64(credential.persistence.storedCode)), .integer(credential.created), .integer(credential.modified),
             .blob(credential.sealedSpace), .blob(credential.sealedCredential),
         ]
         // A new row goes straight in. Only when one is there already is it read, for the seal to
@@ -540,7 +540,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     private static func credential(_ row: RawRow) throws -> SealedCredential {
         guard let space = row.blob(0), let user = row.blob(1), let origin = row.blob(2),
-              let persistence = persistence(code: row.int64(3)), !row.isNull(4), !row.isNull(5),
+              let persistence = Persistence(storedCode: row.int64(3)), !row.isNull(4), !row.isNull(5),
               let sealedSpace = row.blob(6), let sealedCredential = row.blob(7)
         else { throw damagedRow }
         return SealedCredential(
@@ -567,26 +567,8 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     /// Disk tiers as stored. A value outside these is damage (or tampering, which the row's
     /// associated data would catch anyway).
-    package static func code(_ persistence: Persistence) -> Int {
-        switch persistence {
-        case .none: 0
-        case .forSession: 1
-        case .permanent: 2
-        case .synchronizable: 3
-        }
-    }
-
     private static func persistence(_ value: DatabaseValue) -> Persistence? {
-        Int64.fromDatabaseValue(value).flatMap(persistence(code:))
-    }
-
-    /// The tier a stored code names: only the two that reach the disk.
-    package static func persistence(code: Int64) -> Persistence? {
-        switch code {
-        case 2: .permanent
-        case 3: .synchronizable
-        default: nil
-        }
+        Int64.fromDatabaseValue(value).flatMap(Persistence.init(storedCode:))
     }
 }
 

@@ -9,11 +9,14 @@ package import GRDB
 import Synchronization
 internal import GRDBSQLite
 
-/// The ``CredentialRepository`` on one SQLite file, through GRDB.
+/// The store's persistence on one SQLite file, through GRDB: the entry point of this target, the
+/// only one that holds SQL. A transaction is seen from above only as
+/// ``CredentialRepositoryReading`` or ``CredentialRepositoryWriting``: sealed rows in, sealed rows
+/// out, each write reported to a ``RowChangeObserver``.
 ///
 /// One connection (a `DatabaseQueue`) in WAL mode: in-process access is serialized, other processes
 /// read beside it and queue for the write lock (busy timeout) instead of failing.
-package final class SQLiteRepository: CredentialRepository {
+package final class SQLiteRepository: Sendable {
     private let queue: DatabaseQueue
     package let path: String
 
@@ -247,8 +250,9 @@ package final class SQLiteRepository: CredentialRepository {
         return pending.map(\.identifier)
     }
 
-    // MARK: CredentialRepository
+    // MARK: Transactions
 
+    /// A read of this process's latest view, without a transaction.
     package func read<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T {
         try Self.mapErrors {
             // No transaction: a single connection serializes this process's access, and SQLite
@@ -258,12 +262,17 @@ package final class SQLiteRepository: CredentialRepository {
         }
     }
 
+    /// A consistent read: one snapshot for every statement of `body`.
     package func snapshotRead<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T {
         try Self.mapErrors {
             try queue.read { db in try body(SQLiteAccess(db: db)) }
         }
     }
 
+    /// One atomic transaction that holds the store's write lock across processes; `observer`
+    /// hears of every sealed row it writes or deletes, and is asked before the commit. `afterCommit`
+    /// runs once the transaction is durable, still serialized with other writes of this process,
+    /// so that changes are announced in commit order.
     package func write<T>(
         observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T, afterCommit: (T) -> Void
     ) throws -> T {
@@ -289,6 +298,13 @@ package final class SQLiteRepository: CredentialRepository {
         }
     }
 
+    /// ``write(observer:_:afterCommit:)`` with nothing to do after the commit.
+    package func write<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
+        try write(observer: observer, body, afterCommit: { _ in })
+    }
+
+    /// Runs `body` as ``write(observer:_:afterCommit:)`` would, holding the write lock, and then
+    /// rolls the transaction back: nothing it wrote stays, and its result is returned.
     package func writeRolledBack<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
         try Self.mapErrors {
             try queue.writeWithoutTransaction { db in

@@ -20,7 +20,7 @@ extension StoreKeyring {
         writer.append(raw: row.spaceIndex.bytes)
         writer.append(raw: row.userIndex.bytes)
         writer.append(raw: row.originIndex.bytes)
-        writer.append(UInt8(SQLiteAccess.code(row.persistence)))
+        writer.append(UInt8(row.persistence.storedCode))
         writer.append(row.created)
         writer.append(row.modified)
         return writer.bytes
@@ -120,7 +120,7 @@ extension StoreKeyring {
         for change in changes {
             let space = change.space.canonicalEncoding
             plain.append(UInt8(change.kind.code))
-            plain.append(UInt8(SQLiteAccess.code(change.persistence)))
+            plain.append(UInt8(change.persistence.storedCode))
             plain.append(Int64(space.count))
             plain.append(raw: space)
             plain.append(change.user)
@@ -138,7 +138,7 @@ extension StoreKeyring {
             var changes: [CredentialChange] = []
             while !reader.isAtEnd {
                 guard let kind = try? CredentialChange.Kind(code: Int(reader.readByte())),
-                      let persistence = try? SQLiteAccess.persistence(code: Int64(reader.readByte())),
+                      let persistence = try? Persistence(storedCode: Int64(reader.readByte())),
                       let spaceLength = try? reader.readInt64(),
                       let spaceBytes = try? reader.readRaw(count: Int(spaceLength)),
                       let space = try? ProtectionSpace(canonicalEncoding: spaceBytes),

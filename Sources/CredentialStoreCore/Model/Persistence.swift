@@ -14,4 +14,25 @@ public enum Persistence: String, Hashable, Sendable, Codable, CaseIterable {
 
     /// Whether credentials of this tier are written to the store file.
     package var isStoredOnDisk: Bool { self == .permanent || self == .synchronizable }
+
+    /// The tier as the store writes it: the `persistence` column, and a byte of the associated data
+    /// and of the change log's plaintext. Part of the on-disk format, so it lives with the tier and
+    /// not with any one of its writers.
+    package var storedCode: Int {
+        switch self {
+        case .none: 0
+        case .forSession: 1
+        case .permanent: 2
+        case .synchronizable: 3
+        }
+    }
+
+    /// The tier a stored code names: only the two that reach the disk.
+    package init?(storedCode code: Int64) {
+        switch code {
+        case 2: self = .permanent
+        case 3: self = .synchronizable
+        default: return nil
+        }
+    }
 }
