@@ -96,11 +96,28 @@ final class ChangeHub: Sendable {
     ///
     /// The poller and the writer both come through here; the lock makes the position and the
     /// queueing one step, so nothing is delivered twice or overtaken.
-    func deliver(logged: [(sequence: Int64, change: CredentialChange)], local: [CredentialChange], through sequence: Int64?) {
+    ///
+    /// A write that announced more than ``Mutation/announcementCap`` changes hands a `replay`
+    /// instead of `local`: its changes are read back from the change log on the delivery queue,
+    /// an entry at a time, after the others' and before any later write's.
+    func deliver(
+        logged: [(sequence: Int64, change: CredentialChange)], local: [CredentialChange], replay: AnnouncementReplay? = nil,
+        through sequence: Int64?
+    ) {
         state.withLock { state in
             let fresh = logged.filter { $0.sequence > state.lastSequence }.map(\.change)
             if let sequence { state.lastSequence = max(state.lastSequence, sequence) }
-            enqueue(fresh + local, to: Array(state.subscribers.values))
+            let subscribers = Array(state.subscribers.values)
+            enqueue(fresh + local, to: subscribers)
+            guard let replay else { return }
+            let logger = logger
+            delivery.async { [self] in
+                do {
+                    while let batch = try replay.next() { post(batch, to: subscribers) }
+                } catch {
+                    logger.warning("could not announce all of a large write's changes: \(error)")
+                }
+            }
         }
     }
 
@@ -108,15 +125,18 @@ final class ChangeHub: Sendable {
     /// database connection) open after its last user let go of it.
     private func enqueue(_ changes: [CredentialChange], to subscribers: [AsyncStream<CredentialChange>.Continuation]) {
         guard !changes.isEmpty else { return }
+        delivery.async { [self] in post(changes, to: subscribers) }
+    }
+
+    /// Hands `changes` to the subscribers and to `NotificationCenter`; on the delivery queue.
+    private func post(_ changes: [CredentialChange], to subscribers: [AsyncStream<CredentialChange>.Continuation]) {
         let owner = owner.withLock { $0 }
-        delivery.async {
-            for change in changes {
-                for subscriber in subscribers { subscriber.yield(change) }
-                if let storage = owner?.storage {
-                    NotificationCenter.default.post(
-                        name: .credentialStorageChanged, object: storage,
-                        userInfo: [CredentialStorage.changeUserInfoKey: change])
-                }
+        for change in changes {
+            for subscriber in subscribers { subscriber.yield(change) }
+            if let storage = owner?.storage {
+                NotificationCenter.default.post(
+                    name: .credentialStorageChanged, object: storage,
+                    userInfo: [CredentialStorage.changeUserInfoKey: change])
             }
         }
     }

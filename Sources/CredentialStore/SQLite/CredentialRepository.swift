@@ -87,7 +87,8 @@ protocol CredentialRepositoryReading {
     /// The newest change-log entry's sequence number, and how many changes the log has held up to
     /// it (both 0 for an empty log).
     func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64)
-    func changes(after sequence: Int64) throws -> [SealedChangeEntry]
+    /// The change-log entries after `sequence`, oldest first: at most `limit` of them (all, for -1).
+    func changes(after sequence: Int64, limit: Int) throws -> [SealedChangeEntry]
     /// The table seal; nil when its row is missing.
     func tableSeal() throws -> TableSeal?
     /// Every sealed row's fingerprint in `tables`, streamed (the table seal's full check), with
@@ -161,5 +162,12 @@ protocol CredentialRepository: Sendable {
 extension CredentialRepository {
     func write<T>(observer: any RowChangeObserver, _ body: (any CredentialRepositoryWriting) throws -> T) throws -> T {
         try write(observer: observer, body, afterCommit: { _ in })
+    }
+}
+
+extension CredentialRepositoryReading {
+    /// Every change-log entry after `sequence`, oldest first.
+    func changes(after sequence: Int64) throws -> [SealedChangeEntry] {
+        try changes(after: sequence, limit: -1)
     }
 }

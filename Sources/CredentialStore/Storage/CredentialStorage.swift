@@ -56,6 +56,15 @@ public final class CredentialStorage: Sendable {
     let instanceID: [UInt8]
     private let session = Mutex(SessionTier())
     private let hub: ChangeHub
+    private let announcementLimit = Atomic<Int>(Mutation.announcementCap)
+
+    /// The most changes of one write this instance keeps in memory to announce; a write that
+    /// changes more reads them back from the change log after its commit. A test lowers it to
+    /// reach that path with a few items.
+    package var announcementCap: Int {
+        get { announcementLimit.load(ordering: .relaxed) }
+        set { announcementLimit.store(newValue, ordering: .relaxed) }
+    }
     /// Told each new table-seal generation once it is committed.
     let anchor: AnchorFile?
     /// Where every write and sync decision of this instance reads the time.
@@ -360,18 +369,30 @@ public final class CredentialStorage: Sendable {
                 transaction: transaction, session: session.withLock { $0 }, keys: currentKeys,
                 writer: instanceID, processID: getpid(), clock: clock)
             mutation.origin = origin
+            mutation.announcementCap = announcementCap
+            let (writer, processID) = (instanceID, getpid())
+            mutation.changeLogSink = { try pipeline.appendChangeLog($0, writer: writer, processID: processID, into: transaction) }
             let result = try body(&mutation)
             try pipeline.syncRegisters?.keepRegisters(mutation.ledger)
             let generation = try pipeline.foldSeal(into: transaction)
-            try pipeline.appendChangeLog(mutation.logged, writer: instanceID, processID: getpid(), into: transaction)
+            try mutation.flushChangeLog()
             // While others' processes are watched, their commits that precede this one are read
             // now, under the lock, so they are announced before this transaction's changes.
             var logged = ChangeHub.LoggedChanges(changes: [], first: nil, last: nil, unopened: 0)
             if !dryRun, let since = hub.watchedSequence {
                 logged = try Self.loggedChanges(after: since, in: transaction, keys: currentKeys, skipping: instanceID)
             }
+            var replay: AnnouncementReplay?
+            if mutation.announcementsOverflowed {
+                let (repository, keys) = (repository, currentKeys)
+                replay = AnnouncementReplay(
+                    plan: mutation.replayPlan, origin: origin, writer: writer, sequences: pipeline.loggedSequences,
+                    entry: { after in try repository.read { try $0.changes(after: after, limit: 1).first } },
+                    open: { keys.decryptChanges($0, origin: origin) })
+            }
             return MutationOutcome(
-                result: result, session: mutation.session, local: mutation.announcements, logged: logged, generation: generation)
+                result: result, session: mutation.session, local: mutation.announcements, replay: replay, logged: logged,
+                generation: generation)
         }
         if dryRun {
             return try repository.writeRolledBack(observer: pipeline, write).result
@@ -379,7 +400,7 @@ public final class CredentialStorage: Sendable {
         return try repository.write(observer: pipeline, write, afterCommit: { outcome in
             if let generation = outcome.generation { anchor?.advance(to: generation) }
             session.withLock { $0 = outcome.session }
-            hub.deliver(logged: outcome.logged.changes, local: outcome.local, through: outcome.logged.last)
+            hub.deliver(logged: outcome.logged.changes, local: outcome.local, replay: outcome.replay, through: outcome.logged.last)
         }).result
     }
 }
@@ -390,6 +411,8 @@ private struct MutationOutcome<T> {
     var result: T
     var session: SessionTier
     var local: [CredentialChange]
+    /// Instead of `local`, for a write that announced more than ``Mutation/announcementCap`` changes.
+    var replay: AnnouncementReplay?
     var logged: ChangeHub.LoggedChanges
     /// The table seal's new generation, when the write changed sealed rows.
     var generation: Int64?
