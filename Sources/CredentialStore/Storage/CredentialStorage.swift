@@ -319,9 +319,9 @@ public final class CredentialStorage: Sendable {
     /// Other writers' entries of the change log after `since`, opened, with the range read.
     /// Entries of another instance in this process come as ``CredentialChange/Origin/thisProcess``.
     static func loggedChanges(
-        after since: Int64, in reader: any CredentialRepositoryReading, keys: StoreKeyring, skipping writer: [UInt8]
+        after since: Int64, limit: Int = -1, in reader: any CredentialRepositoryReading, keys: StoreKeyring, skipping writer: [UInt8]
     ) throws -> ChangeHub.LoggedChanges {
-        let entries = try reader.changes(after: since)
+        let entries = try reader.changes(after: since, limit: limit)
         let processID = getpid()
         let foreign = entries.filter { $0.writer != writer }
         var changes: [(sequence: Int64, change: CredentialChange)] = []
@@ -380,7 +380,13 @@ public final class CredentialStorage: Sendable {
             // now, under the lock, so they are announced before this transaction's changes.
             var logged = ChangeHub.LoggedChanges(changes: [], first: nil, last: nil, unopened: 0)
             if !dryRun, let since = hub.watchedSequence {
-                logged = try Self.loggedChanges(after: since, in: transaction, keys: currentKeys, skipping: instanceID)
+                // Only the entries before this write's own, which follow them with nothing after
+                // (the lock is held): a large write's own entries are not read back into memory.
+                let own = pipeline.loggedSequences
+                logged = try Self.loggedChanges(
+                    after: since, limit: own.map { Int($0.lowerBound - 1 - since) } ?? -1, in: transaction, keys: currentKeys,
+                    skipping: instanceID)
+                if let own { logged.last = own.upperBound }
             }
             var replay: AnnouncementReplay?
             if mutation.announcementsOverflowed {
