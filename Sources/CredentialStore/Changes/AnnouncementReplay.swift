@@ -41,7 +41,8 @@ final class AnnouncementReplay: Sendable {
 
     /// - Parameters:
     ///   - sequences: the write's own change-log entries.
-    ///   - entry: reads the change-log entry after a sequence number.
+    ///   - entry: reads the change-log entry after a sequence number; returns nil for none, or
+    ///     once the store is closed.
     ///   - open: opens an entry's changes (in `origin`).
     init(
         plan: Plan, origin: CredentialChange.Origin, writer: [UInt8], sequences: ClosedRange<Int64>?,

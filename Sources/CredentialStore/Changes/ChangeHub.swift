@@ -110,10 +110,13 @@ final class ChangeHub: Sendable {
             let subscribers = Array(state.subscribers.values)
             enqueue(fresh + local, to: subscribers)
             guard let replay else { return }
-            let logger = logger
-            delivery.async { [self] in
+            let (logger, owner) = (logger, owner.withLock { $0 })
+            delivery.async {
                 do {
-                    while let batch = try replay.next() { post(batch, to: subscribers) }
+                    // Once the store is let go with no subscriber left, nobody is there to hear the rest.
+                    while !subscribers.isEmpty || owner?.storage != nil, let batch = try replay.next() {
+                        Self.post(batch, to: subscribers, owner: owner)
+                    }
                 } catch {
                     logger.warning("could not announce all of a large write's changes: \(error)")
                 }
@@ -125,12 +128,14 @@ final class ChangeHub: Sendable {
     /// database connection) open after its last user let go of it.
     private func enqueue(_ changes: [CredentialChange], to subscribers: [AsyncStream<CredentialChange>.Continuation]) {
         guard !changes.isEmpty else { return }
-        delivery.async { [self] in post(changes, to: subscribers) }
+        let owner = owner.withLock { $0 }
+        delivery.async { Self.post(changes, to: subscribers, owner: owner) }
     }
 
     /// Hands `changes` to the subscribers and to `NotificationCenter`; on the delivery queue.
-    private func post(_ changes: [CredentialChange], to subscribers: [AsyncStream<CredentialChange>.Continuation]) {
-        let owner = owner.withLock { $0 }
+    private static func post(
+        _ changes: [CredentialChange], to subscribers: [AsyncStream<CredentialChange>.Continuation], owner: WeakBox?
+    ) {
         for change in changes {
             for subscriber in subscribers { subscriber.yield(change) }
             if let storage = owner?.storage {

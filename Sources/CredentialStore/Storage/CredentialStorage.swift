@@ -393,7 +393,8 @@ public final class CredentialStorage: Sendable {
                 let (repository, keys) = (repository, currentKeys)
                 replay = AnnouncementReplay(
                     plan: mutation.replayPlan, origin: origin, writer: writer, sequences: pipeline.loggedSequences,
-                    entry: { after in try repository.read { try $0.changes(after: after, limit: 1).first } },
+                    // Held weakly, like the rest of the delivery: once the store is let go, the rest goes unannounced.
+                    entry: { [weak repository] after in try repository?.read { try $0.changes(after: after, limit: 1).first } },
                     open: { keys.decryptChanges($0, origin: origin) })
             }
             return MutationOutcome(
