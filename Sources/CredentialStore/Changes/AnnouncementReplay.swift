@@ -33,28 +33,23 @@ final class AnnouncementReplay: Sendable {
 
     private let plan: Plan
     private let origin: CredentialChange.Origin
-    private let writer: [UInt8]
     private let last: Int64
-    private let entry: @Sendable (_ after: Int64) throws -> SealedChangeEntry?
-    private let open: @Sendable (SealedChangeEntry) -> [CredentialChange]?
+    private let entry: @Sendable (_ after: Int64) throws -> (sequence: Int64, changes: [CredentialChange]?)?
     private let state: Mutex<State>
 
     /// - Parameters:
     ///   - sequences: the write's own change-log entries.
-    ///   - entry: reads the change-log entry after a sequence number; returns nil for none, or
+    ///   - entry: reads the change-log entry after a sequence number: its sequence number and
+    ///     its changes, nil when it is not this write's or does not open; nil for no entry, or
     ///     once the store is closed.
-    ///   - open: opens an entry's changes (in `origin`).
     init(
-        plan: Plan, origin: CredentialChange.Origin, writer: [UInt8], sequences: ClosedRange<Int64>?,
-        entry: @escaping @Sendable (_ after: Int64) throws -> SealedChangeEntry?,
-        open: @escaping @Sendable (SealedChangeEntry) -> [CredentialChange]?
+        plan: Plan, origin: CredentialChange.Origin, sequences: ClosedRange<Int64>?,
+        entry: @escaping @Sendable (_ after: Int64) throws -> (sequence: Int64, changes: [CredentialChange]?)?
     ) {
         self.plan = plan
         self.origin = origin
-        self.writer = writer
         self.last = sequences?.upperBound ?? 0
         self.entry = entry
-        self.open = open
         self.state = Mutex(State(sequence: (sequences?.lowerBound ?? 1) - 1, done: sequences == nil))
     }
 
@@ -78,7 +73,7 @@ final class AnnouncementReplay: Sendable {
                 return batch.isEmpty ? nil : batch
             }
             guard let entry = try entry(state.sequence), entry.sequence == state.sequence + 1, entry.sequence <= last,
-                  entry.writer == writer, let changes = open(entry)
+                  let changes = entry.changes
             else {
                 state.done = true
                 throw CredentialStorageError(.io, "the change log no longer holds this write's changes after \(state.sequence)")

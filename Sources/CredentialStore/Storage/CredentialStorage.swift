@@ -392,10 +392,12 @@ public final class CredentialStorage: Sendable {
             if mutation.announcementsOverflowed {
                 let (repository, keys) = (repository, currentKeys)
                 replay = AnnouncementReplay(
-                    plan: mutation.replayPlan, origin: origin, writer: writer, sequences: pipeline.loggedSequences,
+                    plan: mutation.replayPlan, origin: origin, sequences: pipeline.loggedSequences,
                     // Held weakly, like the rest of the delivery: once the store is let go, the rest goes unannounced.
-                    entry: { [weak repository] after in try repository?.read { try $0.changes(after: after, limit: 1).first } },
-                    open: { keys.decryptChanges($0, origin: origin) })
+                    entry: { [weak repository] after in
+                        guard let entry = try repository?.read({ try $0.changes(after: after, limit: 1).first }) else { return nil }
+                        return (entry.sequence, entry.writer == writer ? keys.decryptChanges(entry, origin: origin) : nil)
+                    })
             }
             return MutationOutcome(
                 result: result, session: mutation.session, local: mutation.announcements, replay: replay, logged: logged,
