@@ -66,6 +66,28 @@ import CredentialStoreTestSupport
         #expect(heard == expected)
         #expect(observed.changes == expected)
     }
+
+    /// With no room at all, every write announces from the log, including the changes the log
+    /// does not hold (session-tier ones) and the logged ones nobody here hears of.
+    @Test func everyKindOfWriteAnnouncesTheSameFromTheLogAsFromMemory() async throws {
+        func run(cap: Int?) async throws -> [CredentialChange] {
+            let store = try TemporaryStore()
+            let storage = try store.open()
+            if let cap { storage.announcementCap = cap }
+            let stream = storage.changes()
+            let space = space(0)
+            try storage.set(Credential(user: "alice", password: "a1", persistence: .permanent), for: space)
+            try storage.set(Credential(user: "bob", password: "b1", persistence: .permanent), for: space)
+            try storage.set(Credential(user: "alice", password: "a2", persistence: .forSession), for: space)
+            try storage.setDefaultCredential(Credential(user: "bob", password: "b2", persistence: .permanent), for: space)
+            try storage.remove(Credential(user: "alice", password: "", persistence: .forSession), for: space)
+            try storage.set(Credential(user: "carol", password: "c1", persistence: .forSession), for: space)
+            return await collectArrived(stream, count: 50, timeout: .seconds(2))
+        }
+        let fromMemory = try await run(cap: nil)
+        #expect(fromMemory.count >= 6)
+        #expect(try await run(cap: 0) == fromMemory)
+    }
 }
 
 private final class Observed: Sendable {
