@@ -138,7 +138,8 @@ package protocol CredentialRepositoryReading {
     /// The newest change-log entry's sequence number, and how many changes the log has held up to
     /// it (both 0 for an empty log).
     func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64)
-    func changes(after sequence: Int64) throws -> [SealedChangeEntry]
+    /// The change-log entries after `sequence`, oldest first: at most `limit` of them (all, for -1).
+    func changes(after sequence: Int64, limit: Int) throws -> [SealedChangeEntry]
     /// The table seal; nil when its row is missing.
     func tableSeal() throws -> TableSeal?
     /// Every sealed row's fingerprint in `tables`, streamed (the table seal's full check), with
@@ -190,4 +191,11 @@ package protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     /// `changeTotal` (the caller continues both from ``CredentialRepositoryReading/changeLogPosition()``),
     /// written at `written` (milliseconds since 1970).
     func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, written: Int64, changeTotal: Int64, sealedChanges: [UInt8]) throws
+}
+
+extension CredentialRepositoryReading {
+    /// Every change-log entry after `sequence`, oldest first.
+    package func changes(after sequence: Int64) throws -> [SealedChangeEntry] {
+        try changes(after: sequence, limit: -1)
+    }
 }

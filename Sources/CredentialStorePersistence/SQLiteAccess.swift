@@ -163,12 +163,12 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         return position
     }
 
-    package func changes(after sequence: Int64) throws -> [SealedChangeEntry] {
+    package func changes(after sequence: Int64, limit: Int) throws -> [SealedChangeEntry] {
         let statement = try db.cachedStatement(sql: """
-            SELECT seq, writer, pid, sealed_changes FROM change_entries WHERE seq > ? ORDER BY seq
+            SELECT seq, writer, pid, sealed_changes FROM change_entries WHERE seq > ? ORDER BY seq LIMIT ?
             """)
         var entries: [SealedChangeEntry] = []
-        try statement.forEachRawRow(values: [.integer(sequence)]) { row in
+        try statement.forEachRawRow(values: [.integer(sequence), .integer(Int64(limit))]) { row in
             guard let writer = row.blob(1), let sealed = row.blob(3) else { throw Self.damagedRow }
             entries.append(SealedChangeEntry(
                 sequence: row.int64(0), writer: writer, processID: Int32(truncatingIfNeeded: row.int64(2)), sealedChanges: sealed))

@@ -100,11 +100,31 @@ final class ChangeHub: Sendable {
     ///
     /// The poller and the writer both come through here; the lock makes the position and the
     /// queueing one step, so nothing is delivered twice or overtaken.
-    func deliver(logged: [(sequence: Int64, change: CredentialChange)], local: [CredentialChange], through sequence: Int64?) {
+    ///
+    /// A write that announced more than ``Mutation/announcementCap`` changes hands a `replay`
+    /// instead of `local`: its changes are read back from the change log on the delivery queue,
+    /// an entry at a time, after the others' and before any later write's.
+    func deliver(
+        logged: [(sequence: Int64, change: CredentialChange)], local: [CredentialChange], replay: AnnouncementReplay? = nil,
+        through sequence: Int64?
+    ) {
         state.withLock { state in
             let fresh = logged.filter { $0.sequence > state.lastSequence }.map(\.change)
             if let sequence { state.lastSequence = max(state.lastSequence, sequence) }
-            enqueue(fresh + local, to: Array(state.subscribers.values))
+            let subscribers = Array(state.subscribers.values)
+            enqueue(fresh + local, to: subscribers)
+            guard let replay else { return }
+            let (logger, owner) = (logger, owner.withLock { $0 })
+            delivery.async {
+                do {
+                    // Once the store is let go with no subscriber left, nobody is there to hear the rest.
+                    while !subscribers.isEmpty || owner?.storage != nil, let batch = try replay.next() {
+                        Self.post(batch, to: subscribers, owner: owner)
+                    }
+                } catch {
+                    logger.warning("could not announce all of a large write's changes: \(error)")
+                }
+            }
         }
     }
 
@@ -113,14 +133,19 @@ final class ChangeHub: Sendable {
     private func enqueue(_ changes: [CredentialChange], to subscribers: [AsyncStream<CredentialChange>.Continuation]) {
         guard !changes.isEmpty else { return }
         let owner = owner.withLock { $0 }
-        delivery.async {
-            for change in changes {
-                for subscriber in subscribers { subscriber.yield(change) }
-                if let storage = owner?.storage {
-                    NotificationCenter.default.post(
-                        name: .credentialStorageChanged, object: storage,
-                        userInfo: [CredentialStorage.changeUserInfoKey: change])
-                }
+        delivery.async { Self.post(changes, to: subscribers, owner: owner) }
+    }
+
+    /// Hands `changes` to the subscribers and to `NotificationCenter`; on the delivery queue.
+    private static func post(
+        _ changes: [CredentialChange], to subscribers: [AsyncStream<CredentialChange>.Continuation], owner: WeakBox?
+    ) {
+        for change in changes {
+            for subscriber in subscribers { subscriber.yield(change) }
+            if let storage = owner?.storage {
+                NotificationCenter.default.post(
+                    name: .credentialStorageChanged, object: storage,
+                    userInfo: [CredentialStorage.changeUserInfoKey: change])
             }
         }
     }

@@ -60,6 +60,15 @@ public final class CredentialStorage: Sendable {
     let instanceID: [UInt8]
     private let session = Mutex(SessionTier())
     private let hub: ChangeHub
+    private let announcementLimit = Atomic<Int>(Mutation.announcementCap)
+
+    /// The most changes of one write this instance keeps in memory to announce; a write that
+    /// changes more reads them back from the change log after its commit. A test lowers it to
+    /// reach that path with a few items.
+    package var announcementCap: Int {
+        get { announcementLimit.load(ordering: .relaxed) }
+        set { announcementLimit.store(newValue, ordering: .relaxed) }
+    }
     /// Told each new table-seal generation once it is committed.
     let anchor: AnchorFile?
     /// Where every write and sync decision of this instance reads the time.
@@ -314,9 +323,9 @@ public final class CredentialStorage: Sendable {
     /// Other writers' entries of the change log after `since`, opened, with the range read.
     /// Entries of another instance in this process come as ``CredentialChange/Origin/thisProcess``.
     static func loggedChanges(
-        after since: Int64, in reader: any CredentialRepositoryReading, keys: StoreKeyring, skipping writer: [UInt8]
+        after since: Int64, limit: Int = -1, in reader: any CredentialRepositoryReading, keys: StoreKeyring, skipping writer: [UInt8]
     ) throws -> ChangeHub.LoggedChanges {
-        let entries = try reader.changes(after: since)
+        let entries = try reader.changes(after: since, limit: limit)
         let processID = getpid()
         let foreign = entries.filter { $0.writer != writer }
         var changes: [(sequence: Int64, change: CredentialChange)] = []
@@ -364,18 +373,39 @@ public final class CredentialStorage: Sendable {
                 transaction: transaction, session: session.withLock { $0 }, keys: currentKeys,
                 writer: instanceID, processID: getpid(), clock: clock)
             mutation.origin = origin
+            mutation.announcementCap = announcementCap
+            let (writer, processID) = (instanceID, getpid())
+            mutation.changeLogSink = { try pipeline.appendChangeLog($0, writer: writer, processID: processID, into: transaction) }
             let result = try body(&mutation)
             try pipeline.syncRegisters?.keepRegisters(mutation.ledger)
             let generation = try pipeline.foldSeal(into: transaction)
-            try pipeline.appendChangeLog(mutation.logged, writer: instanceID, processID: getpid(), into: transaction)
+            try mutation.flushChangeLog()
             // While others' processes are watched, their commits that precede this one are read
             // now, under the lock, so they are announced before this transaction's changes.
             var logged = ChangeHub.LoggedChanges(changes: [], first: nil, last: nil, unopened: 0)
             if !dryRun, let since = hub.watchedSequence {
-                logged = try Self.loggedChanges(after: since, in: transaction, keys: currentKeys, skipping: instanceID)
+                // Only the entries before this write's own, which follow them with nothing after
+                // (the lock is held): a large write's own entries are not read back into memory.
+                let own = pipeline.loggedSequences
+                logged = try Self.loggedChanges(
+                    after: since, limit: own.map { Int($0.lowerBound - 1 - since) } ?? -1, in: transaction, keys: currentKeys,
+                    skipping: instanceID)
+                if let own { logged.last = own.upperBound }
+            }
+            var replay: AnnouncementReplay?
+            if mutation.announcementsOverflowed {
+                let (repository, keys) = (repository, currentKeys)
+                replay = AnnouncementReplay(
+                    plan: mutation.replayPlan, origin: origin, sequences: pipeline.loggedSequences,
+                    // Held weakly, like the rest of the delivery: once the store is let go, the rest goes unannounced.
+                    entry: { [weak repository] after in
+                        guard let entry = try repository?.read({ try $0.changes(after: after, limit: 1).first }) else { return nil }
+                        return (entry.sequence, entry.writer == writer ? keys.decryptChanges(entry, origin: origin) : nil)
+                    })
             }
             return MutationOutcome(
-                result: result, session: mutation.session, local: mutation.announcements, logged: logged, generation: generation)
+                result: result, session: mutation.session, local: mutation.announcements, replay: replay, logged: logged,
+                generation: generation)
         }
         if dryRun {
             return try repository.writeRolledBack(observer: pipeline, write).result
@@ -383,7 +413,7 @@ public final class CredentialStorage: Sendable {
         return try repository.write(observer: pipeline, write, afterCommit: { outcome in
             if let generation = outcome.generation { anchor?.advance(to: generation) }
             session.withLock { $0 = outcome.session }
-            hub.deliver(logged: outcome.logged.changes, local: outcome.local, through: outcome.logged.last)
+            hub.deliver(logged: outcome.logged.changes, local: outcome.local, replay: outcome.replay, through: outcome.logged.last)
         }).result
     }
 }
@@ -394,6 +424,8 @@ private struct MutationOutcome<T> {
     var result: T
     var session: SessionTier
     var local: [CredentialChange]
+    /// Instead of `local`, for a write that announced more than ``Mutation/announcementCap`` changes.
+    var replay: AnnouncementReplay?
     var logged: ChangeHub.LoggedChanges
     /// The table seal's new generation, when the write changed sealed rows.
     var generation: Int64?

@@ -16,10 +16,25 @@ struct Mutation {
     /// Who this instance's subscribers are told made the changes.
     var origin: CredentialChange.Origin = .thisProcess
 
-    /// What this instance's subscribers hear.
+    /// What this instance's subscribers hear, while the write announces at most
+    /// ``announcementCap`` changes; emptied when it announces more (``announcementsOverflowed``),
+    /// and the changes are then read back from the change log after the commit
+    /// (``AnnouncementReplay``).
     private(set) var announcements: [CredentialChange] = []
-    /// What other processes hear: only what changed on disk.
-    private(set) var logged: [CredentialChange] = []
+    /// The most announcements kept in memory (``Mutation/announcementCap`` unless a test lowers it).
+    var announcementCap = Mutation.announcementCap
+    /// Where the change log's batches go as they fill, during the write (the ``WritePipeline``).
+    var changeLogSink: ([CredentialChange]) throws -> Void = { _ in }
+    /// What other processes hear (only what changed on disk), not yet handed to the change log.
+    private var logged: [CredentialChange] = []
+    /// How the announcements differ from the logged changes, for reading them back.
+    private(set) var replayPlan = AnnouncementReplay.Plan()
+    /// The newest logged change, while no announcement has echoed it.
+    private var unechoedLog: CredentialChange?
+
+    /// The most changes a write keeps in memory for this instance's subscribers: 4,096 are a few
+    /// hundred KiB, and only an import changes more (docs/reliability.md).
+    static let announcementCap = 4096
 
     init(
         transaction: any CredentialRepositoryWriting, session: SessionTier, keys: StoreKeyring, writer: [UInt8], processID: Int32,
@@ -52,14 +67,14 @@ struct Mutation {
             if credential.persistence == .forSession {
                 if let stored {
                     try transaction.deleteCredential(space: spaceIndex, user: row!.userIndex)
-                    log(.removed, space, user, stored.persistence)
+                    try log(.removed, space, user, stored.persistence)
                 }
                 session.set(credential, in: space)
             } else {
                 if sessionCredential != nil { session.remove(user: user, in: space) }
                 let now = clock.now()
                 try transaction.upsert(keys.encrypt(credential, in: space, spaceIndex: spaceIndex, created: row?.created ?? now, modified: now))
-                log(stored == nil ? .added : .updated, space, user, credential.persistence)
+                try log(stored == nil ? .added : .updated, space, user, credential.persistence)
             }
             announce(existing == nil ? .added : .updated, space, user, credential.persistence)
         }
@@ -87,7 +102,7 @@ struct Mutation {
                     "the credential of \(String(reflecting: user)) is synchronizable; removing it removes it on every synced machine, so confirm the removal with RemovalOptions.removeSynchronizable")
             }
             try transaction.deleteCredential(space: spaceIndex, user: userIndex)
-            log(.removed, space, user, row.persistence)
+            try log(.removed, space, user, row.persistence)
             announce(.removed, space, user, row.persistence)
         }
         if sessionCredential != nil {
@@ -128,7 +143,7 @@ struct Mutation {
             if diskChoice?.userIndex != userIndex {
                 try transaction.setDefaultChoice(keys.encryptDefault(user: user, spaceIndex: spaceIndex))
                 if let row = try transaction.credential(space: spaceIndex, user: userIndex) {
-                    log(.defaultChanged, space, user, row.persistence)
+                    try log(.defaultChanged, space, user, row.persistence)
                 }
             }
             if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
@@ -142,18 +157,53 @@ struct Mutation {
 
     // MARK: Announcements
 
-    /// Makes room for up to `count` more changes at once: grown by doubling, the arrays of a large
-    /// import's changes would be copied over and over, each time into freshly faulted-in pages.
+    /// Whether this write announced more than ``announcementCap`` changes, so that
+    /// ``announcements`` is empty and the changes are read back from the change log.
+    var announcementsOverflowed: Bool { replayPlan.announcementCount > announcementCap }
+
+    /// Makes room for up to `count` more announcements at once (within the cap): grown by
+    /// doubling, a large import's array would be copied over and over, each time into freshly
+    /// faulted-in pages.
     mutating func reserveChanges(_ count: Int) {
-        announcements.reserveCapacity(announcements.count + count)
-        logged.reserveCapacity(logged.count + count)
+        announcements.reserveCapacity(min(announcements.count + count, announcementCap))
     }
 
     mutating func announce(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
-        announcements.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: origin))
+        let change = CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: origin)
+        // Most announcements repeat the change just logged (in this instance's origin); only the
+        // others are kept apart, with their place, so the log can stand in for the rest.
+        if let last = unechoedLog, last.kind == kind, last.persistence == persistence, last.user == user, last.space == space {
+            unechoedLog = nil
+        } else {
+            replayPlan.unlogged.append((position: replayPlan.announcementCount, change: change))
+        }
+        replayPlan.announcementCount += 1
+        if replayPlan.announcementCount <= announcementCap {
+            announcements.append(change)
+        } else if !announcements.isEmpty {
+            announcements = []
+        }
     }
 
-    mutating func log(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) {
-        logged.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .otherProcess))
+    mutating func log(_ kind: CredentialChange.Kind, _ space: ProtectionSpace, _ user: String, _ persistence: Persistence) throws {
+        if unechoedLog != nil { replayPlan.unannounced.append(replayPlan.loggedCount - 1) }
+        let change = CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: .otherProcess)
+        unechoedLog = change
+        replayPlan.loggedCount += 1
+        logged.append(change)
+        if logged.count >= WritePipeline.changeLogBatchSize {
+            try changeLogSink(logged)
+            logged.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Hands the last logged changes to the change log, once the write's own work is done.
+    mutating func flushChangeLog() throws {
+        if unechoedLog != nil {
+            replayPlan.unannounced.append(replayPlan.loggedCount - 1)
+            unechoedLog = nil
+        }
+        if !logged.isEmpty { try changeLogSink(logged) }
+        logged = []
     }
 }

@@ -139,8 +139,14 @@ final class WritePipeline: RowChangeObserver {
     /// entry, or several for a large import, so that a watcher never opens one huge blob at once.
     static let changeLogBatchSize = 1024
 
+    /// The sequence numbers of the change-log entries this write appended; nil before the first.
+    private(set) var loggedSequences: ClosedRange<Int64>?
+    /// When this write appended its first change-log entry: none of its own entries is pruned.
+    private var firstLogged: Int64?
+
     /// Appends `changes` (what other processes hear: only what changed on disk) to the change
-    /// log, then drops what is past the retention.
+    /// log, then drops what is past the retention. A large write calls it batch by batch as its
+    /// changes come (``Mutation/log(_:_:_:_:)``), so they are not all held until the end.
     func appendChangeLog(
         _ changes: [CredentialChange], writer: [UInt8], processID: Int32, into transaction: any CredentialRepositoryWriting
     ) throws {
@@ -150,8 +156,11 @@ final class WritePipeline: RowChangeObserver {
         // and not one per change for an import.
         var (sequence, changeTotal) = try transaction.changeLogPosition()
         let now = clock.now()
+        let since = min(firstLogged ?? now, now)
+        firstLogged = since
         for start in stride(from: changes.startIndex, to: changes.endIndex, by: Self.changeLogBatchSize) {
             sequence += 1
+            loggedSequences = (loggedSequences?.lowerBound ?? sequence)...sequence
             let batch = changes[start..<min(start + Self.changeLogBatchSize, changes.endIndex)]
             changeTotal += Int64(batch.count)
             try transaction.appendChange(
@@ -159,7 +168,7 @@ final class WritePipeline: RowChangeObserver {
                 sealedChanges: keys.encryptChanges(batch, sequence: sequence, writer: writer, processID: processID))
         }
         try transaction.pruneChangeLog(
-            keepingChangesAfter: changeTotal - Self.changeLogMinimumChanges, writtenSince: now - Self.changeLogRetentionMillis)
+            keepingChangesAfter: changeTotal - Self.changeLogMinimumChanges, writtenSince: since - Self.changeLogRetentionMillis)
     }
 
     // MARK: Coverage

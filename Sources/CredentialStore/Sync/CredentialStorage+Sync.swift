@@ -260,12 +260,13 @@ extension CredentialStorage {
             if let newest { try mutation.ledger.receive(newest) }
             let keys = mutation.keys
             // An item announces and logs at most one change, and so does the settling of a space.
-            mutation.reserveChanges(min(total, 1 << 16) + min(Int(metadata.defaultCount), 1 << 16))
+            mutation.reserveChanges(total + Int(metadata.defaultCount))
 
-            // What a space needs settled once every chunk is in: the users whose credential the
-            // import wrote, and the register it replaced (a register may name a user that only a
-            // later chunk, or an earlier bundle, brought).
-            var pending: [BlindIndex: (space: ProtectionSpace, arrived: [(user: String, userIndex: BlindIndex)], replaced: SyncDefaultState?)] = [:]
+            // What a space needs settled once every chunk is in: the register the import replaced,
+            // or else whether the user the space's register names arrived (a register may name a
+            // user that only a later chunk, or an earlier bundle, brought). A few fields a space,
+            // however many of its users arrive: not a list of them.
+            var pending: [BlindIndex: PendingSpace] = [:]
             var report = ImportReport()
             var merged = 0
             while let chunk = try stream.next() {
@@ -296,11 +297,12 @@ extension CredentialStorage {
                         case .unchanged: report.unchanged += 1
                         }
                         guard outcome != .unchanged else { continue }
-                        var entry = pending[spaceIndex] ?? (item.space, [], nil)
+                        var entry = try pending[spaceIndex] ?? PendingSpace(
+                            space: item.space, registerUser: mutation.ledger.defaultChoice(spaceIndex: spaceIndex)?.user)
                         if outcome == .removed {
-                            entry.arrived.removeAll { $0.userIndex == userIndex }
-                        } else {
-                            entry.arrived.append((item.user, userIndex))
+                            if entry.arrival?.userIndex == userIndex { entry.arrival = nil }
+                        } else if entry.replaced == nil, entry.registerUser == item.user {
+                            entry.arrival = (item.user, userIndex)
                         }
                         pending[spaceIndex] = entry
                     }
@@ -313,7 +315,7 @@ extension CredentialStorage {
                     }.sorted { $0.spaceIndex < $1.spaceIndex }
                     for (spaceIndex, register) in registers {
                         guard let replaced = try mutation.merge(register, spaceIndex: spaceIndex) else { continue }
-                        var entry = pending[spaceIndex] ?? (register.space, [], nil)
+                        var entry = pending[spaceIndex] ?? PendingSpace(space: register.space, registerUser: nil)
                         entry.replaced = replaced
                         pending[spaceIndex] = entry
                     }
@@ -321,7 +323,7 @@ extension CredentialStorage {
             }
             for spaceIndex in pending.keys.sorted() {
                 let entry = pending[spaceIndex]!
-                try mutation.settleDefault(of: entry.space, spaceIndex: spaceIndex, replacedRegister: entry.replaced, arrived: entry.arrived)
+                try mutation.settleDefault(of: entry.space, spaceIndex: spaceIndex, replacedRegister: entry.replaced, arrival: entry.arrival)
             }
             if let signer = metadata.signer, signer != device.publicKey {
                 let index = keys.trustedKeyIndex(signer)
@@ -332,6 +334,22 @@ extension CredentialStorage {
             }
             progress?(total, total)
             return report
+        }
+    }
+
+    /// What an import keeps of a space it changed, until it settles the space's default choice.
+    private struct PendingSpace {
+        var space: ProtectionSpace
+        /// The user the space's register named before the import (nil: none, or no user).
+        var registerUser: String?
+        /// That user, when the import wrote its synchronizable credential.
+        var arrival: (user: String, userIndex: BlindIndex)?
+        /// The register the import wrote for the space, if it replaced the local one.
+        var replaced: SyncDefaultState?
+
+        init(space: ProtectionSpace, registerUser: String?) {
+            self.space = space
+            self.registerUser = registerUser
         }
     }
 

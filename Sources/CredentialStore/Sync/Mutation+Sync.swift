@@ -41,7 +41,7 @@ extension Mutation {
             if try transaction.defaultChoice(space: spaceIndex)?.userIndex == userIndex {
                 try transaction.deleteDefaultChoice(space: spaceIndex)
             }
-            log(.removed, space, remote.user, .synchronizable)
+            try log(.removed, space, remote.user, .synchronizable)
             announce(.removed, space, remote.user, .synchronizable)
             return .removed
         }
@@ -55,7 +55,7 @@ extension Mutation {
         try transaction.upsert(keys.encrypt(
             credential, in: space, spaceIndex: spaceIndex, userIndex: userIndex, created: row?.created ?? now, modified: now))
         let existed = stored != nil || sessionCredential != nil
-        log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
+        try log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
         announce(existed ? .updated : .added, space, remote.user, .synchronizable)
         return existed ? .updated : .added
     }
@@ -80,16 +80,18 @@ extension Mutation {
     /// register names. A default chosen here outside sync (a permanent user) is never overridden.
     ///
     /// `replacedRegister` is the register the import wrote for the space, if it replaced the local
-    /// one: it is used as is rather than read back and opened again. `arrived` are the users whose
-    /// synchronizable credential the import wrote in this space, with their blind indexes: one of
-    /// them is known to be there, and is not read back either.
+    /// one: it is used as is rather than read back and opened again. Otherwise `arrival` is the
+    /// user the local register names, with its blind index, when the import wrote that user's
+    /// synchronizable credential (it is known to be there, and is not read back either); without
+    /// either, the import moved nothing the default depends on.
     mutating func settleDefault(
         of space: ProtectionSpace, spaceIndex: BlindIndex, replacedRegister: SyncDefaultState?,
-        arrived: [(user: String, userIndex: BlindIndex)]
+        arrival: (user: String, userIndex: BlindIndex)?
     ) throws {
-        guard let register = try replacedRegister ?? ledger.defaultChoice(spaceIndex: spaceIndex) else { return }
-        let arrival = register.user.flatMap { user in arrived.first { $0.user == user } }
-        guard replacedRegister != nil || arrival != nil else { return }
+        guard replacedRegister != nil || arrival != nil,
+              let register = try replacedRegister ?? ledger.defaultChoice(spaceIndex: spaceIndex)
+        else { return }
+        let arrival = arrival.flatMap { $0.user == register.user ? $0 : nil }
         let current = try transaction.defaultChoice(space: spaceIndex)
         if let user = register.user {
             let userIndex = arrival?.userIndex ?? keys.userIndex(spaceIndex: spaceIndex, user: user)
@@ -99,7 +101,7 @@ extension Mutation {
                 guard current?.userIndex != userIndex else { return }
                 try transaction.setDefaultChoice(keys.encryptDefault(user: user, spaceIndex: spaceIndex, userIndex: userIndex))
                 if session[space].defaultUser != nil { session.setDefault(nil, in: space) }
-                log(.defaultChanged, space, user, .synchronizable)
+                try log(.defaultChanged, space, user, .synchronizable)
                 announce(.defaultChanged, space, user, .synchronizable)
                 return
             }
