@@ -93,12 +93,25 @@ package struct StoreKeyring: Sendable {
 
     /// Decrypts a field; nil when it fails authentication (altered, moved to another row, or
     /// sealed under another key) or its padding is malformed.
+    ///
+    /// Inlinable over a non-generic core: the layers above call it on every lookup, and a generic
+    /// called across modules would run unspecialized.
+    @inlinable
     package func decrypt<R>(_ sealed: [UInt8], ad: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        var result: R?
+        try decrypt(sealed, ad: ad, visiting: { result = try body($0) })
+        return result
+    }
+
+    /// Decrypts a field and shows the plaintext to `body`; `body` is not called when the field
+    /// fails authentication or its padding is malformed.
+    @usableFromInline
+    package func decrypt(_ sealed: [UInt8], ad: [UInt8], visiting body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         try sealed.withUnsafeBytes { raw in
-            try Sodium.decrypt(raw, key: field, ad: ad) { padded -> R? in
-                guard let count = Sodium.unpaddedCount(padded, blockSize: Self.paddingBlock) else { return nil }
-                return try body(UnsafeRawBufferPointer(rebasing: padded[..<count]))
-            } ?? nil
+            _ = try Sodium.decrypt(raw, key: field, ad: ad) { padded -> Void in
+                guard let count = Sodium.unpaddedCount(padded, blockSize: Self.paddingBlock) else { return }
+                try body(UnsafeRawBufferPointer(rebasing: padded[..<count]))
+            }
         }
     }
 

@@ -17,7 +17,7 @@ internal import GRDBSQLite
 /// One connection (a `DatabaseQueue`) in WAL mode: in-process access is serialized, other processes
 /// read beside it and queue for the write lock (busy timeout) instead of failing.
 package final class SQLiteRepository: Sendable {
-    private let queue: DatabaseQueue
+    @usableFromInline let queue: DatabaseQueue
     package let path: String
 
     /// How long a write waits for another process's transaction before reporting the store busy.
@@ -253,6 +253,10 @@ package final class SQLiteRepository: Sendable {
     // MARK: Transactions
 
     /// A read of this process's latest view, without a transaction.
+    ///
+    /// Inlinable, with ``snapshotRead(_:)`` and ``mapErrors(_:)``: every lookup calls them from the
+    /// layer above, where a generic would run unspecialized.
+    @inlinable
     package func read<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T {
         try Self.mapErrors {
             // No transaction: a single connection serializes this process's access, and SQLite
@@ -263,6 +267,7 @@ package final class SQLiteRepository: Sendable {
     }
 
     /// A consistent read: one snapshot for every statement of `body`.
+    @inlinable
     package func snapshotRead<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T {
         try Self.mapErrors {
             try queue.read { db in try body(SQLiteAccess(db: db)) }
@@ -347,29 +352,41 @@ package final class SQLiteRepository: Sendable {
     // MARK: Errors
 
     /// Turns SQLite's errors into the store's error codes, without SQL text or bound values.
+    @inlinable
     package static func mapErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as CredentialStorageError {
-            throw error
-        } catch is RowDecodingError {
+        } catch {
+            throw mapped(error)
+        }
+    }
+
+    /// The store's error for an error of SQLite or GRDB.
+    @usableFromInline
+    static func mapped(_ error: any Error) -> any Error {
+        switch error {
+        case let error as CredentialStorageError:
+            return error
+        case is RowDecodingError:
             // A column of an unexpected type (a NULL where a value must be): damage, not a bug.
-            throw CredentialStorageError(.corrupt, "the store's database holds a value of the wrong type; verify the store and restore it from a backup")
-        } catch let error as DatabaseError {
+            return CredentialStorageError(.corrupt, "the store's database holds a value of the wrong type; verify the store and restore it from a backup")
+        case let error as DatabaseError:
             switch error.resultCode {
             case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_FORMAT:
-                throw CredentialStorageError(.corrupt, "the store's database is damaged (\(error.resultCode)); verify the store and restore it from a backup")
+                return CredentialStorageError(.corrupt, "the store's database is damaged (\(error.resultCode)); verify the store and restore it from a backup")
             case .SQLITE_BUSY, .SQLITE_LOCKED:
-                throw CredentialStorageError(.io, "the store stayed locked by another process for \(Int(busyTimeout)) s; retry when it is done")
+                return CredentialStorageError(.io, "the store stayed locked by another process for \(Int(busyTimeout)) s; retry when it is done")
             case .SQLITE_FULL:
-                throw CredentialStorageError(.io, "the disk is full; free space and retry")
+                return CredentialStorageError(.io, "the disk is full; free space and retry")
             case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN, .SQLITE_AUTH:
-                throw CredentialStorageError(.io, "the store cannot be opened for writing (\(error.resultCode)); check the file and its folder")
+                return CredentialStorageError(.io, "the store cannot be opened for writing (\(error.resultCode)); check the file and its folder")
             case .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_ERROR:
-                throw CredentialStorageError(.corrupt, "the store's schema is not what credstore expects (\(error.resultCode)); verify the store and restore it from a backup")
+                return CredentialStorageError(.corrupt, "the store's schema is not what credstore expects (\(error.resultCode)); verify the store and restore it from a backup")
             default:
-                throw CredentialStorageError(.io, "the store could not be read or written (\(error.resultCode))")
+                return CredentialStorageError(.io, "the store could not be read or written (\(error.resultCode))")
             }
+        default:
+            return error
         }
     }
 }

@@ -39,7 +39,18 @@ extension ProtectionSpace {
     ///
     /// - Throws: `ByteReader.Malformed` for bytes that are not a canonical encoding, and the
     ///   errors of ``validate()`` for a space no store may hold.
-    package init<Bytes: Collection>(canonicalEncoding bytes: Bytes) throws where Bytes.Element == UInt8 {
+    package init(canonicalEncoding bytes: [UInt8]) throws {
+        try self.init(canonicalEncoding: bytes[...])
+    }
+
+    /// Rebuilds a space from ``canonicalEncoding`` read in place (a decrypted field).
+    package init(canonicalEncoding bytes: UnsafeRawBufferPointer) throws {
+        try self.init(canonicalEncoding: ArraySlice(bytes))
+    }
+
+    /// Rebuilds a space from ``canonicalEncoding`` read from a longer record. Concrete, not
+    /// generic: called from the layers above, a generic would run unspecialized.
+    package init(canonicalEncoding bytes: ArraySlice<UInt8>) throws {
         var reader = ByteReader(bytes)
         guard try reader.readByte() == Self.encodingVersion else { throw ByteReader.Malformed() }
         let kind = try reader.readByte()

@@ -45,7 +45,17 @@ package struct ByteWriter {
         }
     }
 
-    package mutating func append<Bytes: Collection>(raw: Bytes) where Bytes.Element == UInt8 {
+    // Concrete overloads, not one generic: a generic called from another module runs
+    // unspecialized, element by element through witness tables.
+    package mutating func append(raw: [UInt8]) {
+        bytes.append(contentsOf: raw)
+    }
+
+    package mutating func append(raw: ArraySlice<UInt8>) {
+        bytes.append(contentsOf: raw)
+    }
+
+    package mutating func append(raw: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: raw)
     }
 }
@@ -67,7 +77,16 @@ package struct ByteReader {
     package var count: Int { bytes.count }
     package var position: Int { offset }
 
-    package init<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    // Concrete initializers, not one generic, for the reason given at `ByteWriter.append(raw:)`.
+    package init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    package init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = Array(bytes)
+    }
+
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = Array(bytes)
     }
 
