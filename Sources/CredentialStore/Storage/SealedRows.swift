@@ -141,7 +141,7 @@ extension StoreKeyring {
                       let persistence = try? Persistence(storedCode: Int64(reader.readByte())),
                       let spaceLength = try? reader.readInt64(),
                       let spaceBytes = try? reader.readRaw(count: Int(spaceLength)),
-                      let space = try? ProtectionSpace(canonicalEncoding: spaceBytes),
+                      let space = try? ProtectionSpace(loggedCanonicalEncoding: spaceBytes),
                       let user = try? reader.readString()
                 else { return nil }
                 changes.append(CredentialChange(kind: kind, space: space, user: user, persistence: persistence, origin: origin))

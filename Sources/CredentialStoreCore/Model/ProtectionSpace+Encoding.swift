@@ -51,6 +51,39 @@ extension ProtectionSpace {
     /// Rebuilds a space from ``canonicalEncoding`` read from a longer record. Concrete, not
     /// generic: called from the layers above, a generic would run unspecialized.
     package init(canonicalEncoding bytes: ArraySlice<UInt8>) throws {
+        let fields = try Self.fields(of: bytes)
+        if let proxyType = fields.proxyType {
+            self.init(proxyHost: fields.host, port: fields.port, type: proxyType, realm: fields.realm, authenticationMethod: fields.method)
+        } else {
+            self.init(host: fields.host, port: fields.port, protocol: fields.protocol, realm: fields.realm, authenticationMethod: fields.method)
+        }
+        // Bytes from a bundle or a row enter the store as a space: they pass the rules `set`
+        // applies, and must already be canonical (a non-canonical spelling would be a second
+        // encoding of one space, with its own blind index).
+        try validate()
+        guard canonicalEncoding.elementsEqual(bytes) else { throw ByteReader.Malformed() }
+    }
+
+    /// Rebuilds a space from a canonical encoding the store wrote and authenticated itself: its
+    /// change log. The fields are taken as they are, not canonicalized and validated again (they
+    /// were both when the space entered the store, and the entry's encryption vouches that they
+    /// are what was written), which makes announcing a large import's changes from the log cheap.
+    /// For announcements only: an answer is built from a row, through
+    /// `init(canonicalEncoding:)`, which checks.
+    package init(loggedCanonicalEncoding bytes: ArraySlice<UInt8>) throws {
+        let fields = try Self.fields(of: bytes)
+        host = fields.host
+        port = fields.port
+        self.protocol = fields.protocol
+        realm = fields.realm
+        authenticationMethod = fields.method
+        proxyType = fields.proxyType
+        canonicalEncoding = Array(bytes)
+    }
+
+    private static func fields(of bytes: ArraySlice<UInt8>) throws -> (
+        proxyType: ProxyType?, protocol: String?, host: String, port: Int, realm: String?, method: AuthenticationMethod
+    ) {
         var reader = ByteReader(bytes)
         guard try reader.readByte() == Self.encodingVersion else { throw ByteReader.Malformed() }
         let kind = try reader.readByte()
@@ -68,19 +101,10 @@ extension ProtectionSpace {
             throw ByteReader.Malformed()
         }
         let host = try reader.readString()
-        let port = Int(try reader.readInt64())
+        guard let port = Int(exactly: try reader.readInt64()) else { throw ByteReader.Malformed() }
         let realm = try reader.readOptionalString()
         let method = AuthenticationMethod(rawValue: try reader.readString())
         try reader.expectEnd()
-        if let proxyType {
-            self.init(proxyHost: host, port: port, type: proxyType, realm: realm, authenticationMethod: method)
-        } else {
-            self.init(host: host, port: port, protocol: proto, realm: realm, authenticationMethod: method)
-        }
-        // Bytes from a bundle or a row enter the store as a space: they pass the rules `set`
-        // applies, and must already be canonical (a non-canonical spelling would be a second
-        // encoding of one space, with its own blind index).
-        try validate()
-        guard canonicalEncoding.elementsEqual(bytes) else { throw ByteReader.Malformed() }
+        return (proxyType, proto, host, port, realm, method)
     }
 }
