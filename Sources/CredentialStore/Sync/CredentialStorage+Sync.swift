@@ -275,18 +275,27 @@ extension CredentialStorage {
                     // Every table an import writes is keyed by blind indexes, which scatter the
                     // bundle's order at random: merged in key order instead (chunk by chunk),
                     // SQLite appends to its B-trees rather than splitting pages all over them. The
-                    // sort is stable, so several entries of one key (which only a doctored bundle
-                    // holds) still apply in bundle order.
-                    let items = try chunkItems.map { item in
+                    // order breaks ties by bundle position, so several entries of one key (which
+                    // only a doctored bundle holds) still apply in bundle order. The positions are
+                    // sorted, not the items: an item is large, and a sort moves what it sorts.
+                    var spaceIndexes: [BlindIndex] = [], userIndexes: [BlindIndex] = []
+                    spaceIndexes.reserveCapacity(chunkItems.count)
+                    userIndexes.reserveCapacity(chunkItems.count)
+                    for item in chunkItems {
                         guard item.stamp.isPlausible, item.stamp.wall <= now + Self.maximumClockSkewMillis else {
                             throw BundleFormat.invalid("it changed while it was being read")
                         }
                         let spaceIndex = keys.spaceIndex(item.space)
-                        return (spaceIndex: spaceIndex, userIndex: keys.userIndex(spaceIndex: spaceIndex, user: item.user), item: item)
-                    }.sorted { first, second in
-                        (first.spaceIndex, first.userIndex) < (second.spaceIndex, second.userIndex)
+                        spaceIndexes.append(spaceIndex)
+                        userIndexes.append(keys.userIndex(spaceIndex: spaceIndex, user: item.user))
                     }
-                    for (spaceIndex, userIndex, item) in items {
+                    let order = chunkItems.indices.sorted { a, b in
+                        if spaceIndexes[a] != spaceIndexes[b] { return spaceIndexes[a] < spaceIndexes[b] }
+                        if userIndexes[a] != userIndexes[b] { return userIndexes[a] < userIndexes[b] }
+                        return a < b
+                    }
+                    for position in order {
+                        let (spaceIndex, userIndex, item) = (spaceIndexes[position], userIndexes[position], chunkItems[position])
                         if let progress, merged % 1024 == 0 { progress(merged, total) }
                         merged += 1
                         let outcome = try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex)
@@ -307,13 +316,17 @@ extension CredentialStorage {
                         pending[spaceIndex] = entry
                     }
                 case .defaults(let chunkDefaults):
-                    let registers = try chunkDefaults.map { choice in
+                    let spaceIndexes = try chunkDefaults.map { choice in
                         guard choice.stamp.isPlausible, choice.stamp.wall <= now + Self.maximumClockSkewMillis else {
                             throw BundleFormat.invalid("it changed while it was being read")
                         }
-                        return (spaceIndex: keys.spaceIndex(choice.space), register: choice)
-                    }.sorted { $0.spaceIndex < $1.spaceIndex }
-                    for (spaceIndex, register) in registers {
+                        return keys.spaceIndex(choice.space)
+                    }
+                    let order = chunkDefaults.indices.sorted { a, b in
+                        spaceIndexes[a] != spaceIndexes[b] ? spaceIndexes[a] < spaceIndexes[b] : a < b
+                    }
+                    for position in order {
+                        let (spaceIndex, register) = (spaceIndexes[position], chunkDefaults[position])
                         guard let replaced = try mutation.merge(register, spaceIndex: spaceIndex) else { continue }
                         var entry = pending[spaceIndex] ?? PendingSpace(space: register.space, registerUser: nil)
                         entry.replaced = replaced
