@@ -65,11 +65,12 @@ extension ProtectionSpace {
     }
 
     /// Rebuilds a space from a canonical encoding the store wrote and authenticated itself: its
-    /// change log. The fields are taken as they are, not canonicalized and validated again (they
-    /// were both when the space entered the store, and the entry's encryption vouches that they
-    /// are what was written), which makes announcing a large import's changes from the log cheap.
-    /// For announcements only: an answer is built from a row, through
-    /// `init(canonicalEncoding:)`, which checks.
+    /// change log. The fields are taken as they are, not canonicalized again (they were when the
+    /// space entered the store, and the entry's encryption vouches that they are what was
+    /// written), which makes announcing a large import's changes from the log cheap. They still
+    /// pass `validate()`: a watcher prints what it reads, and no line break or control byte may
+    /// reach a terminal or a line protocol from any source. For announcements only: an answer is
+    /// built from a row, through `init(canonicalEncoding:)`, which also checks the spelling.
     package init(loggedCanonicalEncoding bytes: ArraySlice<UInt8>) throws {
         let fields = try Self.fields(of: bytes)
         host = fields.host
@@ -79,6 +80,7 @@ extension ProtectionSpace {
         authenticationMethod = fields.method
         proxyType = fields.proxyType
         canonicalEncoding = Array(bytes)
+        try validate()
     }
 
     private static func fields(of bytes: ArraySlice<UInt8>) throws -> (
