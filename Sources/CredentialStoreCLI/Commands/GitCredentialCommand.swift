@@ -147,7 +147,7 @@ package struct GitCredentialRequest: Equatable {
         if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
         for candidate in candidates {
             if let found = try lookUp(in: storage, space: candidate) {
-                return (candidate, found, try GitCredentialExtras.load(for: found.user, of: candidate, in: storage))
+                return (found.space, found.credential, try GitCredentialExtras.load(for: found.credential.user, of: found.space, in: storage))
             }
         }
         guard space.realm == nil else { return nil }
@@ -167,12 +167,24 @@ package struct GitCredentialRequest: Equatable {
         // One realm, perhaps under both password methods: the one a lookup without a method asks first.
         let only = spaces.min { sendable.firstIndex(of: $0.authenticationMethod)! < sendable.firstIndex(of: $1.authenticationMethod)! }
         guard let only, let found = try lookUp(in: storage, space: only) else { return nil }
-        return (only, found, try GitCredentialExtras.load(for: found.user, of: only, in: storage))
+        return (found.space, found.credential, try GitCredentialExtras.load(for: found.credential.user, of: found.space, in: storage))
     }
 
-    private func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> Credential? {
-        if let username { return try storage.credentials(for: space)[username] }
-        return try storage.defaultCredential(for: space)
+    /// The credential for `space` (or a compatible method's space of its realm), with the space it
+    /// is stored in: an erase must remove that one, not a credential of the same user in `space`.
+    ///
+    /// With a user name, that user's credential in the first compatible space holding one; when
+    /// git also names the password (an erase), the one with that password: what a `get` without
+    /// the user name gave git may be the user's credential in a later space.
+    private func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
+        guard let username else { return try storage.defaultCredentialAndSpace(for: space) }
+        var first: (space: ProtectionSpace, credential: Credential)?
+        for candidate in space.compatibleSpaces {
+            guard let credential = try storage.credentials(for: candidate)[username] else { continue }
+            if password == nil || credential.password == password { return (candidate, credential) }
+            first = first ?? (candidate, credential)
+        }
+        return first
     }
 
     /// Saves the credential as the space's default (git's latest approval wins) and its companion.
