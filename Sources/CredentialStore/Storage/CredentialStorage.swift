@@ -291,7 +291,13 @@ public final class CredentialStorage: Sendable {
                 if let credential = try exactDefaultCredential(for: candidate, keys: keys) { return (candidate, credential) }
             }
             return nil
-        }, isMiss: { $0 == nil })
+        }, isMiss: { found in
+            // Under keys another instance has rotated away, every stored row reads as missing but
+            // the session tier does not: a session credential of a later space may stand in for
+            // the stored one of an earlier space, so it counts as a miss until the keys are checked.
+            guard let found else { return true }
+            return found.space != space && found.credential.persistence == .forSession
+        })
     }
 
     /// The default rule over `space` alone, without falling back to another method.
