@@ -77,6 +77,20 @@ struct GetCommandTests {
         #expect((object["space"] as? [String: Any])?["method"] as? String == "basic")
     }
 
+    /// `any` names the space without a method; `default`, its earlier word, is still read (scripts
+    /// written before keep working) but never offered or printed.
+    @Test func theMethodWordAnyAndItsEarlierWordDefaultNameTheSameSpace() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-a", ["--method", "default"])
+        for word in ["any", "default"] {
+            #expect(try sandbox.run(["get", "https://api.example.com", "--method", word] + sandbox.storeArguments).stdout == "pw-a\n")
+        }
+        let listed = try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout
+        #expect(listed.contains("\"method\":\"any\"") && !listed.contains("\"default\""))
+        let refused = try sandbox.run(["get", "https://api.example.com", "--method", "bogus"] + sandbox.storeArguments)
+        #expect(refused.status == 64 && refused.stderr.contains("any") && !refused.stderr.contains("- default"))
+    }
+
     @Test func jsonHasTheDocumentedSchema() throws {
         let sandbox = try Sandbox()
         try sandbox.add("https://API.example.com:8443", user: "alice", password: "p\"w\\\u{1}é", ["--method", "digest"])
