@@ -193,6 +193,19 @@ package struct GitCredentialRequest: Equatable {
         guard let username, let password, !password.isEmpty else { return }
         // The companion's values are checked as the credential's are (by `set`), before either is written.
         if let refreshToken { try FieldRules.checkLineSafe(refreshToken, field: "OAuth refresh token") }
+        // git approves what a get gave it: when that is still the answer (the default of a
+        // compatible method's space, or the origin's without a realm), it stays where it is
+        // stored. A copy here would answer first from then on, so removing or replacing the
+        // credential where the user keeps it would no longer stop git from sending it.
+        var candidates = [space]
+        if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
+        for candidate in candidates {
+            guard let found = try storage.defaultCredentialAndSpace(for: candidate) else { continue }
+            guard found.space != space, found.credential.user == username, found.credential.password == password else { break }
+            try GitCredentialExtras(expiry: passwordExpiry, refreshToken: refreshToken)
+                .save(for: username, of: found.space, persistence: found.credential.persistence, in: storage)
+            return
+        }
         // A credential already shared with other machines stays shared.
         let persistence: Persistence = try storage.credentials(for: space)[username]?.persistence == .synchronizable ? .synchronizable : .permanent
         try storage.setDefaultCredential(Credential(user: username, password: password, persistence: persistence), for: space)

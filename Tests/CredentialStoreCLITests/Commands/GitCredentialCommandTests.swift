@@ -74,6 +74,29 @@ struct GitCredentialCommandTests {
                 "bob's other credential, which git never saw, is kept")
     }
 
+    /// git approves (stores) what a get gave it. When that came from the origin's credential
+    /// without a realm, or from the realm's Basic space, no copy is written in the space git
+    /// asked about: removing the credential where the user keeps it stops git from getting it.
+    @Test func storeOfWhatGetGaveLeavesNoCopyBehind() throws {
+        let sandbox = try Sandbox()
+        let url = "https://git.example.com"
+        let challenged = ["protocol=https", "host=git.example.com", "wwwauth[]=Basic realm=\"Staff\""]
+        try sandbox.add(url, user: "bob", password: "pw")
+        #expect(try helper(sandbox, "get", challenged, sandbox.storeArguments).stdout == "username=bob\npassword=pw\n")
+        _ = try helper(sandbox, "store", challenged + ["username=bob", "password=pw"], sandbox.storeArguments)
+        #expect(try sandbox.run(["remove", url, "--user", "bob"] + sandbox.storeArguments).status == 0)
+        #expect(try helper(sandbox, "get", challenged, sandbox.storeArguments).stdout == "")
+
+        let origin = ["protocol=https", "host=git.example.com"]
+        try sandbox.add(url, user: "carol", password: "basic-pw", ["--method", "basic"])
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=carol\npassword=basic-pw\n")
+        _ = try helper(sandbox, "store", origin + ["username=carol", "password=basic-pw", "password_expiry_utc=4102444800"], sandbox.storeArguments)
+        // The expiry git sent is kept beside the credential it belongs to.
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout.contains("password_expiry_utc=4102444800\n"))
+        #expect(try sandbox.run(["remove", url, "--user", "carol", "--method", "basic"] + sandbox.storeArguments).status == 0)
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "")
+    }
+
     @Test func theUsernamePicksTheCredentialAndThePortIsKept() throws {
         let sandbox = try Sandbox()
         let origin = ["protocol=https", "host=git.example.com:8443"]
