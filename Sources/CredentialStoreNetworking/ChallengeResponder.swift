@@ -219,7 +219,14 @@ public final class CredentialChallengeResponder: Sendable {
 
     /// Records that `credential` was accepted for `space`, keeping it as its persistence says
     /// (`.none` keeps nothing, `.forSession` only in this storage's memory).
+    ///
+    /// The store's own answer for `space` (`CredentialStorage.defaultCredential(answering:)`,
+    /// perhaps found in the realm's space without a method or as the origin's credential without a
+    /// realm) is already kept where its owner put it, and nothing is written: a copy in `space`
+    /// would answer first from then on, so replacing or removing the credential where it was
+    /// stored would no longer stop the old password being sent.
     public func succeeded(_ credential: Credential, for space: ProtectionSpace) throws {
+        if credential.persistence != .none, try storage.defaultCredential(answering: space) == credential { return }
         try storage.set(credential, for: space)
     }
 

@@ -141,6 +141,54 @@ import Testing
         #expect(try responder.respond(to: api, status: 401, headers: stale, previousFailureCount: 2) == .cancel)
     }
 
+    /// The store's own answer, found through a fallback (here the origin's credential without a
+    /// realm), is not copied into the challenge's space on success: a copy there would answer
+    /// first from then on, so replacing or removing the credential where the user stored it would
+    /// not stop the old password being sent.
+    @Test func succeededWithTheStoresOwnAnswerLeavesNoCopyBehind() throws {
+        let store = try TemporaryStore()
+        let storage = try store.open()
+        let origin = try ProtectionSpace(url: URL(string: "https://api.example.com")!)
+        try storage.set(alice, for: origin)
+        let responder = CredentialChallengeResponder(storage: storage)
+        let challenge = [(name: "WWW-Authenticate", value: #"Basic realm="Staff""#)]
+
+        let answer = try responder.answer(to: api, status: 401, headers: challenge)
+        guard case .useCredential(let credential, _) = answer.disposition, let space = answer.space else {
+            Issue.record("not answered: \(answer.disposition)")
+            return
+        }
+        try responder.succeeded(credential, for: space)
+        #expect(try storage.credentials(for: space).isEmpty)
+
+        #expect(try storage.remove(user: "alice", for: origin))
+        #expect(try responder.respond(to: api, status: 401, headers: challenge) == .performDefaultHandling)
+    }
+
+    /// A fallback never lifts the refusal of Basic over plain http: the origin's credential
+    /// without a realm (or the realm's space without a method) answers Digest there, never Basic,
+    /// unless opted in.
+    @Test func aFallbackCredentialIsNotSentAsBasicOverPlainHTTP() throws {
+        let store = try TemporaryStore()
+        let storage = try store.open()
+        let plain = URL(string: "http://intranet.example.com/x")!
+        try storage.set(alice, for: ProtectionSpace(url: plain))
+        try storage.set(alice, for: ProtectionSpace(url: plain, realm: "Staff"))
+        let responder = CredentialChallengeResponder(storage: storage)
+        for realm in ["Staff", "Other"] {
+            #expect(try responder.respond(to: plain, status: 401, headers: [("WWW-Authenticate", "Basic realm=\"\(realm)\"")]) == .performDefaultHandling)
+            let digest = try responder.answer(to: plain, status: 401, headers: [("WWW-Authenticate", "Digest realm=\"\(realm)\", nonce=\"n\", qop=\"auth\"")])
+            guard case .useCredential(let credential, let authorization) = digest.disposition else {
+                Issue.record("Digest not answered in \(realm): \(digest.disposition)")
+                continue
+            }
+            #expect(credential == alice && authorization.hasPrefix("Digest "))
+        }
+        let optedIn = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
+        #expect(try optedIn.respond(to: plain, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Other""#)])
+                == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
+    }
+
     @Test func succeededStoresPerPersistence() throws {
         let store = try TemporaryStore()
         let space = try ProtectionSpace(url: api, realm: "api", authenticationMethod: .httpBasic)

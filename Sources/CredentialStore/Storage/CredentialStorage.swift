@@ -278,14 +278,26 @@ public final class CredentialStorage: Sendable {
     /// host, port, scheme and proxy are never relaxed here; ``defaultCredential(answering:)``
     /// also falls back to the origin's credential without a realm.
     public func defaultCredential(for space: ProtectionSpace) throws -> Credential? {
+        try defaultCredentialAndSpace(for: space)?.credential
+    }
+
+    /// ``defaultCredential(for:)-(ProtectionSpace)`` with the space it is the default of, which
+    /// may be a compatible one: what a caller that later removes, replaces or describes the
+    /// credential must name, never `space` itself.
+    package func defaultCredentialAndSpace(for space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
         try space.validate()
         return try readFollowingRekey({ keys in
-            if let credential = try exactDefaultCredential(for: space, keys: keys) { return credential }
-            for candidate in space.compatibleSpaces.dropFirst() {
-                if let credential = try exactDefaultCredential(for: candidate, keys: keys) { return credential }
+            for candidate in space.compatibleSpaces {
+                if let credential = try exactDefaultCredential(for: candidate, keys: keys) { return (candidate, credential) }
             }
             return nil
-        }, isMiss: { $0 == nil })
+        }, isMiss: { found in
+            // Under keys another instance has rotated away, every stored row reads as missing but
+            // the session tier does not: a session credential of a later space may stand in for
+            // the stored one of an earlier space, so it counts as a miss until the keys are checked.
+            guard let found else { return true }
+            return found.space != space && found.credential.persistence == .forSession
+        })
     }
 
     /// The default rule over `space` alone, without falling back to another method.

@@ -23,7 +23,8 @@ struct DefaultCommand: ParsableCommand {
         do {
             try storage.setDefault(user: user, for: protectionSpace)
         } catch CredentialStorageError.Code.notFound {
-            throw missing
+            let elsewhere = try RemoveCommand.elsewhere(user, near: protectionSpace, in: storage)
+            throw elsewhere.isEmpty ? missing : CommandFailure(.notFound, "no credential for \(user) at \(Describe.space(protectionSpace))\(elsewhere)")
         }
     }
 }

@@ -73,8 +73,9 @@ package struct Lookup: Equatable {
         if let user {
             guard let credential = try storage.credentials(for: exact)[user] else { throw missing() }
             match = (exact, credential)
-        } else if let credential = try storage.defaultCredential(for: exact) {
-            match = (exact, credential)
+        } else if let found = try storage.defaultCredentialAndSpace(for: exact) {
+            // Perhaps the default of the realm under a compatible method: --json names that space.
+            match = found
         } else if !space.isExact, space.realm == nil, let credential = try Self.bestMatch(for: url, in: storage) {
             match = (json ? try Self.originSpace(of: credential, near: exact, in: storage) : exact, credential)
         } else {
@@ -114,10 +115,14 @@ package struct Lookup: Equatable {
     /// `defaultCredential(for: url)` does not say which realm answered; only `--json` needs it, so
     /// only `--json` pays for this scan of the store's entries.
     private static func originSpace(of credential: Credential, near exact: ProtectionSpace, in storage: CredentialStorage) throws -> ProtectionSpace {
+        // The spaces `defaultCredential(for: url)` chooses among: those whose credentials may go
+        // out as Basic, the method a lookup without one asks first.
+        let sendable = AuthenticationMethod.default.answeringMethods
         let candidates = try storage.entries().filter {
             $0.isDefault && $0.user == credential.user && $0.space != exact && $0.space.proxyType == nil
                 && $0.space.host == exact.host && $0.space.port == exact.port && $0.space.protocol == exact.protocol
+                && sendable.contains($0.space.authenticationMethod)
         }
-        return candidates.first?.space ?? exact
+        return candidates.min { sendable.firstIndex(of: $0.space.authenticationMethod)! < sendable.firstIndex(of: $1.space.authenticationMethod)! }?.space ?? exact
     }
 }

@@ -147,7 +147,7 @@ package struct GitCredentialRequest: Equatable {
         if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
         for candidate in candidates {
             if let found = try lookUp(in: storage, space: candidate) {
-                return (candidate, found, try GitCredentialExtras.load(for: found.user, of: candidate, in: storage))
+                return (found.space, found.credential, try GitCredentialExtras.load(for: found.credential.user, of: found.space, in: storage))
             }
         }
         guard space.realm == nil else { return nil }
@@ -167,12 +167,24 @@ package struct GitCredentialRequest: Equatable {
         // One realm, perhaps under both password methods: the one a lookup without a method asks first.
         let only = spaces.min { sendable.firstIndex(of: $0.authenticationMethod)! < sendable.firstIndex(of: $1.authenticationMethod)! }
         guard let only, let found = try lookUp(in: storage, space: only) else { return nil }
-        return (only, found, try GitCredentialExtras.load(for: found.user, of: only, in: storage))
+        return (found.space, found.credential, try GitCredentialExtras.load(for: found.credential.user, of: found.space, in: storage))
     }
 
-    private func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> Credential? {
-        if let username { return try storage.credentials(for: space)[username] }
-        return try storage.defaultCredential(for: space)
+    /// The credential for `space` (or a compatible method's space of its realm), with the space it
+    /// is stored in: an erase must remove that one, not a credential of the same user in `space`.
+    ///
+    /// With a user name, that user's credential in the first compatible space holding one; when
+    /// git also names the password (an erase), the one with that password: what a `get` without
+    /// the user name gave git may be the user's credential in a later space.
+    private func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
+        guard let username else { return try storage.defaultCredentialAndSpace(for: space) }
+        var first: (space: ProtectionSpace, credential: Credential)?
+        for candidate in space.compatibleSpaces {
+            guard let credential = try storage.credentials(for: candidate)[username] else { continue }
+            if password == nil || credential.password == password { return (candidate, credential) }
+            first = first ?? (candidate, credential)
+        }
+        return first
     }
 
     /// Saves the credential as the space's default (git's latest approval wins) and its companion.
@@ -181,6 +193,19 @@ package struct GitCredentialRequest: Equatable {
         guard let username, let password, !password.isEmpty else { return }
         // The companion's values are checked as the credential's are (by `set`), before either is written.
         if let refreshToken { try FieldRules.checkLineSafe(refreshToken, field: "OAuth refresh token") }
+        // git approves what a get gave it: when that is still the answer (the default of a
+        // compatible method's space, or the origin's without a realm), it stays where it is
+        // stored. A copy here would answer first from then on, so removing or replacing the
+        // credential where the user keeps it would no longer stop git from sending it.
+        var candidates = [space]
+        if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
+        for candidate in candidates {
+            guard let found = try storage.defaultCredentialAndSpace(for: candidate) else { continue }
+            guard found.space != space, found.credential.user == username, found.credential.password == password else { break }
+            try GitCredentialExtras(expiry: passwordExpiry, refreshToken: refreshToken)
+                .save(for: username, of: found.space, persistence: found.credential.persistence, in: storage)
+            return
+        }
         // A credential already shared with other machines stays shared.
         let persistence: Persistence = try storage.credentials(for: space)[username]?.persistence == .synchronizable ? .synchronizable : .permanent
         try storage.setDefaultCredential(Credential(user: username, password: password, persistence: persistence), for: space)

@@ -147,11 +147,14 @@ struct NetrcCommand: ParsableCommand {
             }
         }
 
-        /// Which space of a host speaks for it: https, then no realm, then the default port.
+        /// Which space of a host speaks for it: https, then no realm, then the default port, and
+        /// within a realm the method a lookup without one asks first (any, then Basic), as `get` does.
         private static func preferred(_ left: ProtectionSpace, _ right: ProtectionSpace) -> Bool {
-            func rank(_ space: ProtectionSpace) -> (Int, Int, Int, Int, String) {
+            let methods = AuthenticationMethod.default.answeringMethods
+            func rank(_ space: ProtectionSpace) -> (Int, Int, Int, Int, String, Int) {
                 (space.protocol == "https" ? 0 : 1, space.realm == nil ? 0 : 1,
-                 space.port == (space.protocol == "https" ? 443 : 80) ? 0 : 1, space.port, space.realm ?? "")
+                 space.port == (space.protocol == "https" ? 443 : 80) ? 0 : 1, space.port, space.realm ?? "",
+                 methods.firstIndex(of: space.authenticationMethod) ?? methods.count)
             }
             return rank(left) < rank(right)
         }

@@ -34,6 +34,18 @@ struct RemoveCommand: ParsableCommand {
         } catch CredentialStorageError.Code.synchronizableRemovalNeedsOption {
             throw CommandFailure(.usage, "the credential of \(user) at \(Describe.space(protectionSpace)) is synchronizable, so removing it removes it on every synced machine; add --synchronizable to confirm")
         }
-        guard removed else { throw nothing }
+        guard removed else {
+            throw CommandFailure(.notFound, nothing.message + (try Self.elsewhere(user, near: protectionSpace, in: storage)))
+        }
+    }
+
+    /// Where else `user` has a credential that answers lookups of `space` (the same realm under a
+    /// compatible method, which `get` and challenges fall back to), as advice to add to a miss:
+    /// without it, a user removing a credential would be told it is not there while it still answers.
+    static func elsewhere(_ user: String, near space: ProtectionSpace, in storage: CredentialStorage) throws -> String {
+        for candidate in space.compatibleSpaces.dropFirst() where try storage.credentials(for: candidate)[user] != nil {
+            return "; \(user) has one at \(Describe.space(candidate)), which answers for it: add --method \(Describe.method(candidate.authenticationMethod))"
+        }
+        return ""
     }
 }

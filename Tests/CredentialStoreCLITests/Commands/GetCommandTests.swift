@@ -59,6 +59,38 @@ struct GetCommandTests {
         #expect(try sandbox.run(["get", "https://api.example.com", "--realm", "Other"] + sandbox.storeArguments).status == 1)
     }
 
+    /// `--json` names the space that answered: a credential stored for Basic answering a lookup
+    /// without a method is Basic's, and a Digest-only default of the same user (which a lookup
+    /// without a method never sends) is not named as the answer.
+    @Test func jsonNamesTheSpaceThatAnswered() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "basic-pw", ["--method", "basic"])
+        var object = try jsonObject(try sandbox.run(["get", "https://api.example.com", "--json"] + sandbox.storeArguments).stdout)
+        #expect(object["password"] as? String == "basic-pw")
+        #expect((object["space"] as? [String: Any])?["method"] as? String == "basic")
+
+        let other = try Sandbox()
+        try other.add("https://api.example.com", user: "alice", password: "digest-pw", ["--realm", "Staff", "--method", "digest"])
+        try other.add("https://api.example.com", user: "alice", password: "basic-pw", ["--realm", "Staff", "--method", "basic"])
+        object = try jsonObject(try other.run(["get", "https://api.example.com", "--json"] + other.storeArguments).stdout)
+        #expect(object["password"] as? String == "basic-pw")
+        #expect((object["space"] as? [String: Any])?["method"] as? String == "basic")
+    }
+
+    /// `any` names the space without a method; `default`, its earlier word, is still read (scripts
+    /// written before keep working) but never offered or printed.
+    @Test func theMethodWordAnyAndItsEarlierWordDefaultNameTheSameSpace() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-a", ["--method", "default"])
+        for word in ["any", "default"] {
+            #expect(try sandbox.run(["get", "https://api.example.com", "--method", word] + sandbox.storeArguments).stdout == "pw-a\n")
+        }
+        let listed = try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout
+        #expect(listed.contains("\"method\":\"any\"") && !listed.contains("\"default\""))
+        let refused = try sandbox.run(["get", "https://api.example.com", "--method", "bogus"] + sandbox.storeArguments)
+        #expect(refused.status == 64 && refused.stderr.contains("any") && !refused.stderr.contains("- default"))
+    }
+
     @Test func jsonHasTheDocumentedSchema() throws {
         let sandbox = try Sandbox()
         try sandbox.add("https://API.example.com:8443", user: "alice", password: "p\"w\\\u{1}é", ["--method", "digest"])

@@ -52,6 +52,51 @@ struct GitCredentialCommandTests {
         #expect(try helper(sandbox, "get", origin + ["username=bob"], sandbox.storeArguments).stdout == "username=bob\npassword=basic-only\n")
     }
 
+    /// A credential that answers through a compatible method (stored for Basic, asked without a
+    /// method) is erased from the space it lives in: git's rejection removes what git was given,
+    /// never another credential of the same user in the space git asked about.
+    @Test(arguments: [true, false])
+    func eraseRemovesTheCredentialGitWasGivenFromItsOwnSpace(namingTheUser: Bool) throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        let url = "https://git.example.com"
+        try sandbox.add(url, user: "bob", password: "rejected", ["--method", "basic"])
+        // The space without a method holds bob too, with another password, and no default.
+        for user in ["alice", "bob", "carol"] { try sandbox.add(url, user: user, password: "kept-\(user)") }
+        #expect(try sandbox.run(["remove", url, "--user", "alice"] + sandbox.storeArguments).status == 0)
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=bob\npassword=rejected\n")
+
+        // git names the user and the password it was given (`git credential reject` may leave the user out).
+        let rejected = (namingTheUser ? ["username=bob"] : []) + ["password=rejected"]
+        _ = try helper(sandbox, "erase", origin + rejected, sandbox.storeArguments)
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "", "the rejected credential is gone")
+        #expect(try sandbox.run(["get", url, "--user", "bob"] + sandbox.storeArguments).stdout == "kept-bob\n",
+                "bob's other credential, which git never saw, is kept")
+    }
+
+    /// git approves (stores) what a get gave it. When that came from the origin's credential
+    /// without a realm, or from the realm's Basic space, no copy is written in the space git
+    /// asked about: removing the credential where the user keeps it stops git from getting it.
+    @Test func storeOfWhatGetGaveLeavesNoCopyBehind() throws {
+        let sandbox = try Sandbox()
+        let url = "https://git.example.com"
+        let challenged = ["protocol=https", "host=git.example.com", "wwwauth[]=Basic realm=\"Staff\""]
+        try sandbox.add(url, user: "bob", password: "pw")
+        #expect(try helper(sandbox, "get", challenged, sandbox.storeArguments).stdout == "username=bob\npassword=pw\n")
+        _ = try helper(sandbox, "store", challenged + ["username=bob", "password=pw"], sandbox.storeArguments)
+        #expect(try sandbox.run(["remove", url, "--user", "bob"] + sandbox.storeArguments).status == 0)
+        #expect(try helper(sandbox, "get", challenged, sandbox.storeArguments).stdout == "")
+
+        let origin = ["protocol=https", "host=git.example.com"]
+        try sandbox.add(url, user: "carol", password: "basic-pw", ["--method", "basic"])
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=carol\npassword=basic-pw\n")
+        _ = try helper(sandbox, "store", origin + ["username=carol", "password=basic-pw", "password_expiry_utc=4102444800"], sandbox.storeArguments)
+        // The expiry git sent is kept beside the credential it belongs to.
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout.contains("password_expiry_utc=4102444800\n"))
+        #expect(try sandbox.run(["remove", url, "--user", "carol", "--method", "basic"] + sandbox.storeArguments).status == 0)
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "")
+    }
+
     @Test func theUsernamePicksTheCredentialAndThePortIsKept() throws {
         let sandbox = try Sandbox()
         let origin = ["protocol=https", "host=git.example.com:8443"]

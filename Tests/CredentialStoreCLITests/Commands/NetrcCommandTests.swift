@@ -55,6 +55,20 @@ struct NetrcCommandTests {
         #expect(!written.contains("digest-secret") && !written.contains("ntlm-secret"))
     }
 
+    /// One realm stored under both "any" and Basic: the host's line is the credential `get`
+    /// answers without a method (the one stored for any method), whatever the user names.
+    @Test func exportPicksTheMethodALookupWithoutOneAsksFirst() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://host.example.com", user: "alice", password: "basic-pw", ["--method", "basic"])
+        try sandbox.add("https://host.example.com", user: "zed", password: "any-pw")
+        #expect(try sandbox.run(["get", "https://host.example.com"] + sandbox.storeArguments).stdout == "any-pw\n")
+        let file = sandbox.root.appendingPathComponent("netrc")
+        #expect(try sandbox.run(["netrc", "export", file.path] + sandbox.storeArguments).status == 0)
+        let written = try String(contentsOf: file, encoding: .utf8)
+        #expect(written.contains("machine host.example.com login zed password any-pw"))
+        #expect(!written.contains("basic-pw"))
+    }
+
     @Test func aMissingFileExits74AndAMalformedOne65WithNothingStored() throws {
         let sandbox = try Sandbox()
         let missing = try sandbox.run(["netrc", "import", sandbox.root.appendingPathComponent("absent").path] + sandbox.storeArguments)

@@ -120,6 +120,22 @@ import CredentialStoreTestSupport
         #expect(try storage.defaultCredential(answering: httpsProxy) == nil)
     }
 
+    /// Another instance's rekey leaves this one's keys stale, so its stored rows read as missing
+    /// until it follows: a session credential in a compatible method's space must not answer in
+    /// the meantime, ahead of the stored credential of the exact space.
+    @Test func aSessionCredentialInAFallbackSpaceDoesNotHideTheExactSpaceAfterARekey() throws {
+        let digest = Fixture.space(realm: "Staff", method: .httpDigest)
+        try storage.set(Fixture.credential("stored-digest", "d"), for: digest)
+        let other = try store.open()
+        try other.set(Credential(user: "session-basic", password: "s", persistence: .forSession),
+                      for: Fixture.space(realm: "Staff", method: .httpBasic))
+        #expect(try other.defaultCredential(answering: digest)?.user == "stored-digest")
+
+        try storage.rekey()
+        #expect(try other.defaultCredential(answering: digest)?.user == "stored-digest")
+        #expect(try other.defaultCredential(for: digest)?.user == "stored-digest")
+    }
+
     @Test func aLookupWithoutARealmCountsARealmOnceWhateverItsMethods() throws {
         try storage.set(Fixture.credential("any"), for: Fixture.space(realm: "Staff"))
         try storage.set(Fixture.credential("basic"), for: Fixture.space(realm: "Staff", method: .httpBasic))

@@ -168,6 +168,27 @@ import CredentialStoreTestSupport
         #expect(wrongObjects.value == 0)
     }
 
+    /// `setDefault(user:for:)` and `remove(user:for:)` announce what changed here and log it for
+    /// other instances; making the default user the default again changes and announces nothing.
+    @Test func setDefaultByUserIsAnnouncedHereAndLoggedForOthers() async throws {
+        let storage = try store.open()
+        let other = try store.open()
+        try storage.set(Fixture.credential("alice", "pw-a"), for: space)
+        try storage.set(Fixture.credential("bob", "pw-b"), for: space)
+        let mine = storage.changes()
+        let theirs = other.changes()
+
+        try storage.setDefault(user: "bob", for: space)
+        try storage.setDefault(user: "bob", for: space)
+        try storage.remove(user: "alice", for: space)
+
+        #expect(await collectArrived(mine, count: 2, timeout: .seconds(5)) == [local(.defaultChanged, "bob"), local(.removed, "alice")])
+        // The other instance hears it from the change log (in this process, so as this process's).
+        #expect(await collectArrived(theirs, count: 2, timeout: .seconds(5)) == [local(.defaultChanged, "bob"), local(.removed, "alice")])
+        #expect(try other.defaultCredential(for: space)?.user == "bob")
+        #expect(try store.open().verify().isSound)
+    }
+
     // MARK: Other processes' changes
 
     @Test func anotherProcessesChangesArriveWithinOneSecondAsOtherProcess() async throws {

@@ -49,6 +49,19 @@ import CredentialStoreTestSupport
         #expect(!(try store.open(integrityCheck: .deferredToVerify).verify().isSound))
     }
 
+    /// A challenge for Basic or Digest in the realm falls back to the realm's space without a
+    /// method: its tampering is reported there, never skipped for the origin's credential without
+    /// a realm.
+    @Test func aChallengeFallingBackToATamperedSpaceRefuses() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("origin-wide", "pw-origin"), for: Fixture.space())
+        try deleteTheDefaultsRow(using: storage)
+        for method in [AuthenticationMethod.httpBasic, .httpDigest] {
+            expectError(.tamperDetected) { try storage.defaultCredential(answering: Fixture.space(realm: "Staff", method: method)) }
+            expectError(.tamperDetected) { try store.open(integrityCheck: .rowsOnly).defaultCredential(answering: Fixture.space(realm: "Staff", method: method)) }
+        }
+    }
+
     @Test func aStoreOpenBeforeTheDeletionRefusesIt() throws {
         let storage = try store.open()
         #expect(try storage.defaultCredential(for: space)?.user == "alice")
