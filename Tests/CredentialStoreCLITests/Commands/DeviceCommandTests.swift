@@ -5,6 +5,7 @@ import Testing
 struct DeviceCommandTests {
     @Test func deviceShowPrintsTheIdAndKeyForPeopleAsJSONDoes() throws {
         let sandbox = try Sandbox()
+        #expect(try sandbox.run(["init"] + sandbox.storeArguments).status == 0)
         let shown = try sandbox.run(["device", "show"] + sandbox.storeArguments)
         #expect(shown.status == 0, "device show failed: \(shown.stderr)")
         #expect(shown.stderr.isEmpty)
@@ -18,6 +19,22 @@ struct DeviceCommandTests {
         #expect(try sandbox.run(["device", "show"] + sandbox.storeArguments).stdout == shown.stdout)
     }
 
+    /// Issue 14, point 5: a mistyped --store once created a store and printed its key.
+    @Test func deviceShowWithoutAStoreCreatesNothingAndSaysSo() throws {
+        let sandbox = try Sandbox()
+        let typo = sandbox.root.appendingPathComponent("stroe/credentials.db")
+        for arguments in [["device", "show", "--store", typo.path], ["device", "show", "--json", "--store", typo.path], ["device", "show"]] {
+            let shown = try sandbox.run(arguments)
+            #expect(shown.status == 1, "\(arguments): \(shown.stderr)")
+            #expect(shown.stdout.isEmpty, "no key is printed: \(shown.stdout)")
+            #expect(shown.stderrIsOneErrorLine, "\(shown.stderr)")
+            #expect(shown.stderr.contains("no store at") && shown.stderr.contains("credstore init"), "\(shown.stderr)")
+        }
+        // Nothing was made: neither the mistyped store, nor its folder, nor the default store.
+        #expect(!FileManager.default.fileExists(atPath: typo.deletingLastPathComponent().path))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.defaultStore.deletingLastPathComponent().path))
+    }
+
     @Test(arguments: [
         "not-a-key",                        // no csdev1: prefix
         "csdev1:",                          // nothing after it
@@ -28,9 +45,10 @@ struct DeviceCommandTests {
         let sandbox = try Sandbox()
         let other = try Sandbox()
         // Another store's real key, to show afterwards that the refusal left this store usable.
+        #expect(try other.run(["init"] + other.storeArguments).status == 0)
         let otherKey = try #require(try jsonObject(other.run(["device", "show", "--json"] + other.storeArguments).stdout)["publicKey"] as? String)
         // The store exists before the bad trust, so what is refused is the key, not a missing store.
-        #expect(try sandbox.run(["device", "show"] + sandbox.storeArguments).status == 0)
+        #expect(try sandbox.run(["init"] + sandbox.storeArguments).status == 0)
 
         let refused = try sandbox.run(["device", "trust", key] + sandbox.storeArguments)
         #expect(refused.status == 65, "\(refused.stderr)")
