@@ -30,7 +30,10 @@ struct ExportCommand: ParsableCommand {
         let console = Console.current
         // A mistyped key is refused before the store is opened, or created.
         let keys = try recipients.map(DeviceKey.init)
-        let storage = try global.location(in: console).openOrCreate(console)
+        // It only reads the store: a mistyped --store must not create one and export nothing.
+        let location = global.location(in: console)
+        let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
+            "there is no store at \(location.path); check --store. Nothing was written"))
         let protection: BundleProtection = keys.isEmpty
             ? .passphrase(try console.readNewPassphrase(from: "CREDSTORE_BUNDLE_PASSPHRASE", prompt: "Passphrase for the bundle: "))
             : .recipients(keys)

@@ -111,7 +111,11 @@ struct NetrcCommand: ParsableCommand {
 
         func run() throws {
             let console = Console.current
-            let storage = try global.location(in: console).openOrCreate(console)
+            // It only reads the store: a mistyped --store must neither create one nor replace FILE
+            // with an empty netrc.
+            let location = global.location(in: console)
+            let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
+                "there is no store at \(location.path); check --store. \(file) was left as it was"))
             let spaces = try storage.entries().filter {
                 $0.isDefault && $0.space.proxyType == nil && ($0.space.protocol == "https" || $0.space.protocol == "http")
                     && ($0.persistence == .permanent || $0.persistence == .synchronizable)

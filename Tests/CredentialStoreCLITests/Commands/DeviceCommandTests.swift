@@ -19,20 +19,32 @@ struct DeviceCommandTests {
         #expect(try sandbox.run(["device", "show"] + sandbox.storeArguments).stdout == shown.stdout)
     }
 
-    /// Issue 14, point 5: a mistyped --store once created a store and printed its key.
-    @Test func deviceShowWithoutAStoreCreatesNothingAndSaysSo() throws {
+    /// Issue 14, point 5: a mistyped --store made `device show` create a store and print its key;
+    /// `export` and `netrc export`, which only read too, created one and wrote an empty file (over
+    /// an existing netrc).
+    @Test func commandsThatOnlyReadCreateNoStoreAndSaySo() throws {
         let sandbox = try Sandbox()
         let typo = sandbox.root.appendingPathComponent("stroe/credentials.db")
-        for arguments in [["device", "show", "--store", typo.path], ["device", "show", "--json", "--store", typo.path], ["device", "show"]] {
-            let shown = try sandbox.run(arguments)
-            #expect(shown.status == 1, "\(arguments): \(shown.stderr)")
-            #expect(shown.stdout.isEmpty, "no key is printed: \(shown.stdout)")
-            #expect(shown.stderrIsOneErrorLine, "\(shown.stderr)")
-            #expect(shown.stderr.contains("no store at") && shown.stderr.contains("credstore init"), "\(shown.stderr)")
+        let netrc = sandbox.root.appendingPathComponent("curl.netrc")
+        try "machine a.example.com login alice password kept\n".write(to: netrc, atomically: true, encoding: .utf8)
+        let bundle = sandbox.root.appendingPathComponent("out.csbundle")
+        for arguments in [
+            ["device", "show", "--store", typo.path], ["device", "show", "--json", "--store", typo.path], ["device", "show"],
+            ["netrc", "export", netrc.path, "--store", typo.path], ["export", bundle.path, "--store", typo.path],
+        ] {
+            let result = try sandbox.run(arguments, environment: ["CREDSTORE_BUNDLE_PASSPHRASE": "bundle-pass"])
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(arguments): nothing is printed: \(result.stdout)")
+            #expect(result.stderrIsOneErrorLine, "\(result.stderr)")
+            #expect(result.stderr.contains("no store at"), "\(result.stderr)")
         }
-        // Nothing was made: neither the mistyped store, nor its folder, nor the default store.
+        #expect(try sandbox.run(["device", "show", "--store", typo.path]).stderr.contains("credstore init"))
+        // Nothing was made or replaced: neither the mistyped store, nor its folder, nor the default
+        // store, nor a bundle; the netrc file is as it was.
         #expect(!FileManager.default.fileExists(atPath: typo.deletingLastPathComponent().path))
         #expect(!FileManager.default.fileExists(atPath: sandbox.defaultStore.deletingLastPathComponent().path))
+        #expect(!FileManager.default.fileExists(atPath: bundle.path))
+        #expect(try String(contentsOf: netrc, encoding: .utf8) == "machine a.example.com login alice password kept\n")
     }
 
     @Test(arguments: [
