@@ -45,9 +45,10 @@ extension URLSession {
     /// nothing for it or when its body is a stream that cannot be sent twice.
     ///
     /// The requests run in a short-lived session with this session's configuration (not its
-    /// delegate): corelibs hands every 401 that carries a challenge to the session delegate and,
-    /// without one, leaves the task suspended forever; this call's own delegate takes the challenge
-    /// and returns the 401 response instead, with an empty body (corelibs does not expose it).
+    /// delegate): corelibs hands a 401 that offers Basic to the session delegate and, without one,
+    /// leaves the task suspended forever; this call's own delegate takes the challenge and returns
+    /// the 401 response instead, with an empty body (corelibs does not expose it). A 401 that
+    /// offers Digest without Basic never reaches the delegate and keeps its body.
     ///
     /// - Parameters:
     ///   - request: The request to perform.

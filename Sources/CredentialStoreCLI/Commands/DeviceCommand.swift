@@ -17,7 +17,11 @@ struct DeviceCommand: ParsableCommand {
 
         func run() throws {
             let console = Console.current
-            let storage = try global.location(in: console).openOrCreate(console)
+            // It only reads: a mistyped --store must not create a store and print a key no other
+            // machine should trust.
+            let location = global.location(in: console)
+            let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
+                "there is no store at \(location.path), so it has no device key; check --store, or create the store with `credstore init`"))
             let (id, key) = (try storage.deviceID, try storage.deviceKey.description)
             console.output.write(global.json
                 ? JSONValue.object([("deviceId", .string(id)), ("publicKey", .string(key))]).rendered + "\n"

@@ -30,7 +30,10 @@ struct ExportCommand: ParsableCommand {
         let console = Console.current
         // A mistyped key is refused before the store is opened, or created.
         let keys = try recipients.map(DeviceKey.init)
-        let storage = try global.location(in: console).openOrCreate(console)
+        // It only reads the store: a mistyped --store must not create one and export nothing.
+        let location = global.location(in: console)
+        let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
+            "there is no store at \(location.path); check --store. Nothing was written"))
         let protection: BundleProtection = keys.isEmpty
             ? .passphrase(try console.readNewPassphrase(from: "CREDSTORE_BUNDLE_PASSPHRASE", prompt: "Passphrase for the bundle: "))
             : .recipients(keys)
@@ -78,9 +81,15 @@ struct ImportCommand: ParsableCommand {
         defer { if progress != nil { console.errors.write("\r\u{1B}[K") } }
         do {
             return try storage.importBundle(from: url, passphrase: passphrase, dryRun: dryRun, progress: progress)
-        } catch let error as CredentialStorageError where error.code == .invalidInput && passphrase == nil && console.secrets.isTerminal {
+        } catch let error as CredentialStorageError where error.code == .invalidInput && passphrase == nil {
+            // The bundle needs a passphrase and none was given. It unlocks something that exists,
+            // so it is a key, like a store's: missing, empty or wrong, the status is 77
+            // (docs/cli.md, "Exit statuses").
+            guard console.secrets.isTerminal else {
+                throw CommandFailure(.noPermission, "the bundle \(url.path) is locked with a passphrase; set CREDSTORE_BUNDLE_PASSPHRASE, or run the import on a terminal to be asked for it")
+            }
             guard let typed = try console.secrets.readSecret(prompt: "Passphrase of the bundle: "), !typed.isEmpty else {
-                throw CommandFailure(.dataError, "no passphrase was typed; nothing was imported")
+                throw CommandFailure(.noPermission, "no passphrase was given; the bundle \(url.path) stays locked and nothing was imported")
             }
             return try storage.importBundle(from: url, passphrase: typed, dryRun: dryRun, progress: progress)
         }

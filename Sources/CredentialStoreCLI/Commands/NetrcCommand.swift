@@ -111,7 +111,11 @@ struct NetrcCommand: ParsableCommand {
 
         func run() throws {
             let console = Console.current
-            let storage = try global.location(in: console).openOrCreate(console)
+            // It only reads the store: a mistyped --store must neither create one nor replace FILE
+            // with an empty netrc.
+            let location = global.location(in: console)
+            let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
+                "there is no store at \(location.path); check --store. \(file) was left as it was"))
             // curl sends a netrc password as Basic: only spaces whose credentials may go out as
             // Basic (any method, or Basic's), never one stored for Digest, NTLM or a form.
             let sendable = AuthenticationMethod.default.answeringMethods
@@ -122,9 +126,17 @@ struct NetrcCommand: ParsableCommand {
             }.map(\.space)
             var machines: [Netrc.Machine] = []
             var refused = 0
-            for (_, group) in Dictionary(grouping: spaces, by: \.host).sorted(by: { $0.key < $1.key }) {
+            // Said once the file is written: a refused target is then the only line.
+            var choices: [String] = []
+            for (host, group) in Dictionary(grouping: spaces, by: \.host).sorted(by: { $0.key < $1.key }) {
+                var chosen: (space: ProtectionSpace, credential: Credential)?
+                var others: [(space: ProtectionSpace, credential: Credential)] = []
                 for space in group.sorted(by: Self.preferred) {
                     guard let credential = try storage.defaultCredential(for: space) else { continue }
+                    guard chosen == nil else {
+                        others.append((space, credential))
+                        continue
+                    }
                     // Checked again on the way out: a value with a line break or NUL (which only
                     // an older store can hold) would become other lines to the tools reading the file.
                     guard FieldRules.isLineSafe(credential.user), FieldRules.isLineSafe(credential.password) else {
@@ -132,11 +144,21 @@ struct NetrcCommand: ParsableCommand {
                         refused += 1
                         break
                     }
+                    chosen = (space, credential)
                     machines.append(Netrc.Machine(host: space.host, login: credential.user, password: credential.password))
-                    break
+                }
+                // netrc has one login per host where the store has one per space: `get` refuses to
+                // guess between realms, so the choice made here is said, never silent.
+                let leftOut = others.filter { $0.credential.user != chosen?.credential.user || $0.credential.password != chosen?.credential.password }
+                if let chosen, !leftOut.isEmpty {
+                    func named(_ entry: (space: ProtectionSpace, credential: Credential)) -> String {
+                        "\(Describe.cell(entry.credential.user)) (\(Describe.space(entry.space)))"
+                    }
+                    choices.append("credstore: \(Describe.cell(host)) has defaults in several spaces and a netrc file holds one login per host: wrote \(named(chosen)), left out \(leftOut.map(named).joined(separator: ", "))\n")
                 }
             }
             try Netrc.write(Netrc.render(machines), to: file)
+            for choice in choices { console.errors.write(choice) }
             if global.json {
                 console.output.write(JSONValue.object([("file", .string(file)), ("machines", .number(machines.count))]).rendered + "\n")
             } else {

@@ -64,7 +64,7 @@ struct SyncCommand: ParsableCommand {
                 total.unchanged += report.unchanged
                 merged.append((name, report))
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
-                skipped.append((name, error.messageWithAdvice(command: "sync")))
+                skipped.append((name, error.messageWithAdvice(command: "sync", thisDevice: try storage.deviceKey)))
             } catch let error as CredentialStorageError where [.tamperDetected, .corrupt, .io, .permissionsTooOpen].contains(error.code) {
                 // The store itself is at fault, not the file: stop, as every other command does.
                 throw error

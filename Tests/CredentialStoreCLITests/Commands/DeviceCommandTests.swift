@@ -5,6 +5,7 @@ import Testing
 struct DeviceCommandTests {
     @Test func deviceShowPrintsTheIdAndKeyForPeopleAsJSONDoes() throws {
         let sandbox = try Sandbox()
+        #expect(try sandbox.run(["init"] + sandbox.storeArguments).status == 0)
         let shown = try sandbox.run(["device", "show"] + sandbox.storeArguments)
         #expect(shown.status == 0, "device show failed: \(shown.stderr)")
         #expect(shown.stderr.isEmpty)
@@ -18,6 +19,34 @@ struct DeviceCommandTests {
         #expect(try sandbox.run(["device", "show"] + sandbox.storeArguments).stdout == shown.stdout)
     }
 
+    /// Issue 14, point 5: a mistyped --store made `device show` create a store and print its key;
+    /// `export` and `netrc export`, which only read too, created one and wrote an empty file (over
+    /// an existing netrc).
+    @Test func commandsThatOnlyReadCreateNoStoreAndSaySo() throws {
+        let sandbox = try Sandbox()
+        let typo = sandbox.root.appendingPathComponent("stroe/credentials.db")
+        let netrc = sandbox.root.appendingPathComponent("curl.netrc")
+        try "machine a.example.com login alice password kept\n".write(to: netrc, atomically: true, encoding: .utf8)
+        let bundle = sandbox.root.appendingPathComponent("out.csbundle")
+        for arguments in [
+            ["device", "show", "--store", typo.path], ["device", "show", "--json", "--store", typo.path], ["device", "show"],
+            ["netrc", "export", netrc.path, "--store", typo.path], ["export", bundle.path, "--store", typo.path],
+        ] {
+            let result = try sandbox.run(arguments, environment: ["CREDSTORE_BUNDLE_PASSPHRASE": "bundle-pass"])
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(arguments): nothing is printed: \(result.stdout)")
+            #expect(result.stderrIsOneErrorLine, "\(result.stderr)")
+            #expect(result.stderr.contains("no store at"), "\(result.stderr)")
+        }
+        #expect(try sandbox.run(["device", "show", "--store", typo.path]).stderr.contains("credstore init"))
+        // Nothing was made or replaced: neither the mistyped store, nor its folder, nor the default
+        // store, nor a bundle; the netrc file is as it was.
+        #expect(!FileManager.default.fileExists(atPath: typo.deletingLastPathComponent().path))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.defaultStore.deletingLastPathComponent().path))
+        #expect(!FileManager.default.fileExists(atPath: bundle.path))
+        #expect(try String(contentsOf: netrc, encoding: .utf8) == "machine a.example.com login alice password kept\n")
+    }
+
     @Test(arguments: [
         "not-a-key",                        // no csdev1: prefix
         "csdev1:",                          // nothing after it
@@ -28,9 +57,10 @@ struct DeviceCommandTests {
         let sandbox = try Sandbox()
         let other = try Sandbox()
         // Another store's real key, to show afterwards that the refusal left this store usable.
+        #expect(try other.run(["init"] + other.storeArguments).status == 0)
         let otherKey = try #require(try jsonObject(other.run(["device", "show", "--json"] + other.storeArguments).stdout)["publicKey"] as? String)
         // The store exists before the bad trust, so what is refused is the key, not a missing store.
-        #expect(try sandbox.run(["device", "show"] + sandbox.storeArguments).status == 0)
+        #expect(try sandbox.run(["init"] + sandbox.storeArguments).status == 0)
 
         let refused = try sandbox.run(["device", "trust", key] + sandbox.storeArguments)
         #expect(refused.status == 65, "\(refused.stderr)")

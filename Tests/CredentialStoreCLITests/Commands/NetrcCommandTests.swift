@@ -182,6 +182,32 @@ struct NetrcCommandTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("target").path))
     }
 
+    /// Issue 14, point 6: `get` refuses to guess between realms; netrc, one login per host, has to
+    /// choose, and says which it wrote and which it left out (never a password).
+    @Test func exportSaysWhichRealmsUserItWroteAndWhichItLeftOut() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://intranet.example.com", user: "alice", password: "alice-secret", ["--realm", "Staff"])
+        try sandbox.add("https://intranet.example.com", user: "guest", password: "guest-secret", ["--realm", "Guests"])
+        // The same login in two realms: nothing is lost, nothing to say.
+        try sandbox.add("https://same.example.com", user: "bob", password: "bob-secret", ["--realm", "A"])
+        try sandbox.add("https://same.example.com", user: "bob", password: "bob-secret", ["--realm", "B"])
+        #expect(try sandbox.run(["get", "https://intranet.example.com"] + sandbox.storeArguments).status == 65)
+
+        let file = sandbox.root.appendingPathComponent("exported.netrc")
+        let exported = try sandbox.run(["netrc", "export", file.path] + sandbox.storeArguments)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stderr == """
+            credstore: intranet.example.com has defaults in several spaces and a netrc file holds one login per host: \
+            wrote guest (https://intranet.example.com:443 realm "Guests"), left out alice (https://intranet.example.com:443 realm "Staff")
+
+            """)
+        #expect(!exported.stderr.contains("secret"))
+        #expect(try Netrc.parse(String(contentsOf: file, encoding: .utf8)).machines == [
+            Netrc.Machine(host: "intranet.example.com", login: "guest", password: "guest-secret"),
+            Netrc.Machine(host: "same.example.com", login: "bob", password: "bob-secret"),
+        ])
+    }
+
     @Test func curlReadsTheExportedFile() throws {
         let (curl, python) = ("/usr/bin/curl", "/usr/bin/python3")
         // .ci/setup installs both; a missing tool is a failed test, not a silent pass.

@@ -20,6 +20,8 @@ struct SyncCommandTests {
         }
 
         func publicKey(_ index: Int) throws -> String {
+            // `device show` only reads: a new machine's store is made first.
+            #expect(try machines[index].run(["init"] + machines[index].storeArguments).status == 0)
             let shown = try machines[index].run(["device", "show", "--json"] + machines[index].storeArguments)
             #expect(shown.status == 0, "device show failed: \(shown.stderr)")
             return try #require(try jsonObject(shown.stdout)["publicKey"] as? String)
@@ -178,6 +180,47 @@ struct SyncCommandTests {
         let lostID = try #require(try jsonObject(fleet.machines[2].run(["device", "show", "--json"] + fleet.machines[2].storeArguments).stdout)["deviceId"] as? String)
         let direct = try fleet.machines[0].run(["import", fleet.shared.appendingPathComponent("\(lostID).csbundle").path] + fleet.machines[0].storeArguments)
         #expect(direct.status == 77 && direct.stderr.contains("does not trust"), "\(direct.stderr)")
+    }
+
+    // MARK: Issue 14, point 6: a skipped bundle's note says on which machine the fix is
+
+    @Test func aSkippedBundlesNoteSaysOnWhichMachineToRunDeviceTrust() throws {
+        let fleet = try Fleet()
+        let (key0, key1) = (try fleet.publicKey(0), try fleet.publicKey(1))
+        func deviceID(_ index: Int) throws -> String {
+            try #require(try jsonObject(fleet.machines[index].run(["device", "show", "--json"] + fleet.machines[index].storeArguments).stdout)["deviceId"] as? String)
+        }
+        // Machine 1 trusts machine 0; machine 0 trusts nobody yet.
+        #expect(try fleet.machines[1].run(["device", "trust", key0] + fleet.machines[1].storeArguments).status == 0)
+        for index in [0, 1] {
+            try fleet.machines[index].add("https://a.example.com", user: "u\(index)", password: "pw", ["--persistence", "synchronizable"])
+        }
+        func sync(_ index: Int) throws -> RunResult {
+            let result = try fleet.machines[index].run(["sync", fleet.shared.path] + fleet.machines[index].storeArguments)
+            #expect(result.status == 0, "skipping is not failing: \(result.stderr)")
+            return result
+        }
+        _ = try sync(0)
+
+        // Machine 0's bundle is sealed to machine 0 alone: the fix is on machine 0, with machine
+        // 1's key in full, ready to paste; exporting again there would not help.
+        let notSealed = try sync(1).stderr
+        #expect(notSealed.hasPrefix("credstore: skipped \(try deviceID(0)).csbundle: the bundle was not sealed to this store"), "\(notSealed)")
+        #expect(notSealed.hasSuffix("; on the machine that wrote it, run `credstore device trust \(key1)` (this store's key), then `credstore sync` there\n"), "\(notSealed)")
+        #expect(!notSealed.contains("export"), "\(notSealed)")
+
+        // Machine 1's bundle is sealed to machine 0, but machine 0 does not trust its signer: the
+        // fix is here, on machine 0.
+        let untrusted = try sync(0).stderr
+        #expect(untrusted.hasPrefix("credstore: skipped \(try deviceID(1)).csbundle: the bundle is signed by a device this store does not trust (\(key1))"), "\(untrusted)")
+        #expect(untrusted.hasSuffix("; if that device is yours, run `credstore device trust` with that key here, then `credstore sync` again\n"), "\(untrusted)")
+        #expect(!untrusted.contains("on the machine that wrote it"), "\(untrusted)")
+
+        // Following the notes, each on its machine, the two converge.
+        #expect(try fleet.machines[0].run(["device", "trust", key1] + fleet.machines[0].storeArguments).status == 0)
+        #expect(try sync(0).stderr.isEmpty)
+        #expect(try sync(1).stderr.isEmpty)
+        #expect(try fleet.passwords(1, "https://a.example.com", users: ["u0"]) == ["u0": "pw"])
     }
 
     // MARK: Issue 12, finding 4: one bad file does not stop syncing

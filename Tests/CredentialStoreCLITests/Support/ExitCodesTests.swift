@@ -113,6 +113,41 @@ struct ExitCodesTests {
         }
     }
 
+    /// Issue 14, point 6: a missing bundle passphrase exited 65 on import, 64 on export and 77 for a
+    /// store. One rule now (docs/cli.md, "Exit statuses"): a passphrase that unlocks something that
+    /// exists (a store, a bundle to import) is a key, and missing or wrong it is 77; a new one (for
+    /// `init --passphrase`, `passwd`, `export`) in neither its variable nor a terminal is 64.
+    @Test func aMissingOrWrongPassphraseFollowsOneRule() throws {
+        let sandbox = try Sandbox()
+        let vault = sandbox.root.appendingPathComponent("vault/credentials.db").path
+        #expect(try sandbox.run(["init", "--passphrase", "--store", vault], environment: ["CREDSTORE_PASSPHRASE": "vault-pass"]).status == 0)
+        try sandbox.add("https://a.example.com", user: "alice", password: "pw", ["--persistence", "synchronizable"])
+        let bundle = sandbox.root.appendingPathComponent("b.csbundle").path
+        #expect(try sandbox.run(["export", bundle] + sandbox.storeArguments, environment: ["CREDSTORE_BUNDLE_PASSPHRASE": "bundle-pass"]).status == 0)
+
+        let unlock: [(name: String, arguments: [String], environment: [String: String], variable: String?)] = [
+            ("a store's, missing", ["list", "--store", vault], [:], "CREDSTORE_PASSPHRASE"),
+            ("a store's, wrong", ["list", "--store", vault], ["CREDSTORE_PASSPHRASE": "not-it"], nil),
+            ("a bundle's on import, missing", ["import", bundle] + sandbox.storeArguments, [:], "CREDSTORE_BUNDLE_PASSPHRASE"),
+            ("a bundle's on import, wrong", ["import", bundle] + sandbox.storeArguments, ["CREDSTORE_BUNDLE_PASSPHRASE": "not-it"], nil),
+        ]
+        let new: [(name: String, arguments: [String], environment: [String: String], variable: String?)] = [
+            ("a new bundle's on export", ["export", bundle + ".2"] + sandbox.storeArguments, [:], "CREDSTORE_BUNDLE_PASSPHRASE"),
+            ("a new store's on init", ["init", "--passphrase", "--store", vault + ".2"], [:], "CREDSTORE_PASSPHRASE"),
+            ("the new one of passwd", ["passwd", "--store", vault], ["CREDSTORE_PASSPHRASE": "vault-pass"], "CREDSTORE_NEW_PASSPHRASE"),
+        ]
+        for (cases, status) in [(unlock, Int32(77)), (new, 64)] {
+            for (name, arguments, environment, variable) in cases {
+                let result = try sandbox.run(arguments, environment: environment)
+                #expect(result.status == status, "\(name): \(result.status) \(result.stderr)")
+                #expect(result.stderrIsOneErrorLine, "\(name): \(result.stderr)")
+                if let variable { #expect(result.stderr.contains(variable), "\(name) names what to set: \(result.stderr)") }
+                #expect(!result.stderr.contains("-pass") && !result.stderr.contains("not-it"), "\(name): no secret in \(result.stderr)")
+            }
+        }
+        #expect(try sandbox.run(["get", "https://a.example.com"] + sandbox.storeArguments).stdout == "pw\n", "nothing was imported over it")
+    }
+
     @Test func everyLibraryCodeMapsToASysexitsStatus() {
         let expected: [(CredentialStorageError.Code, Int32)] = [
             (.notFound, 1), (.synchronizableRemovalNeedsOption, 64), (.invalidProtectionSpace, 65), (.invalidInput, 65),
