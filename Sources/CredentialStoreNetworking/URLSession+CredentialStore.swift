@@ -65,6 +65,117 @@ extension URLSession {
         proxy: (host: String, port: Int, type: ProxyType)? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) async throws -> (Data, URLResponse) {
+        try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: { Data() }, perform: { request, _, session in try await session.data(for: request) })
+    }
+
+    /// Uploads `bodyData` with `request`, answering challenges from `storage` as
+    /// ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`` does.
+    ///
+    /// The body is sent again with each answered retry, and after a 307 or 308 redirect; a 301 or
+    /// 302 of a POST and a 303 turn the request into a GET without it.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its method is usually `POST` or `PUT`.
+    ///   - bodyData: The body to upload.
+    ///   - storage: The store whose default credentials answer the challenges.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
+    /// - Throws: As ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``.
+    public func upload(
+        for request: URLRequest,
+        from bodyData: Data,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
+    ) async throws -> (Data, URLResponse) {
+        try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: { Data() },
+            perform: { request, keepsBody, session in
+                keepsBody ? try await session.upload(for: request, from: bodyData) : try await session.data(for: request)
+            })
+    }
+
+    /// Uploads the file at `fileURL` with `request`, answering challenges from `storage` as
+    /// ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`` does.
+    ///
+    /// The file is read again for each answered retry and after a 307 or 308 redirect; a 301 or
+    /// 302 of a POST and a 303 turn the request into a GET without it.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its method is usually `POST` or `PUT`.
+    ///   - fileURL: The file whose contents are the body.
+    ///   - storage: The store whose default credentials answer the challenges.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
+    /// - Throws: As ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``.
+    public func upload(
+        for request: URLRequest,
+        fromFile fileURL: URL,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
+    ) async throws -> (Data, URLResponse) {
+        try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: { Data() },
+            perform: { request, keepsBody, session in
+                keepsBody ? try await session.upload(for: request, fromFile: fileURL) : try await session.data(for: request)
+            })
+    }
+
+    /// Downloads `request` to a temporary file, answering challenges from `storage` as
+    /// ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`` does.
+    ///
+    /// The file of a response that was answered or redirected is deleted; the caller owns (and
+    /// removes) the file returned. When the final response is a challenge that was not answered,
+    /// the file returned is empty, as its body is (corelibs does not expose it).
+    ///
+    /// - Parameters:
+    ///   - request: The request to perform.
+    ///   - storage: The store whose default credentials answer the challenges.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
+    /// - Returns: The downloaded file's location and the final response.
+    /// - Throws: As ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``,
+    ///   and file system errors.
+    public func download(
+        for request: URLRequest,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
+    ) async throws -> (URL, URLResponse) {
+        try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: {
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("credstore-download-\(UUID().uuidString)")
+                try Data().write(to: file)
+                return file
+            },
+            perform: { request, _, session in try await session.download(for: request) },
+            discard: { try? FileManager.default.removeItem(at: $0) })
+    }
+
+    /// The loop every bridge call runs: perform, follow redirects with the origin checks, answer
+    /// each kind of challenge once per origin from the store, and return the final response.
+    ///
+    /// - Parameters:
+    ///   - unanswered: The value to return with a challenge response the catcher took (its body
+    ///     is not exposed by corelibs).
+    ///   - perform: One request in the short-lived session; `keepsBody` is false once a redirect
+    ///     has turned the request into a GET, so that an upload's body is no longer sent.
+    ///   - discard: Frees the value of a response that is not returned (a downloaded file).
+    private func answeringChallenges<Value>(
+        _ request: URLRequest,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)?,
+        allowsBasicOverPlainHTTP: Bool,
+        unanswered: () throws -> Value,
+        perform: (URLRequest, _ keepsBody: Bool, URLSession) async throws -> (Value, URLResponse),
+        discard: (Value) -> Void = { _ in }
+    ) async throws -> (Value, URLResponse) {
         let catcher = ChallengeCatcher()
         let session = URLSession(configuration: configuration, delegate: catcher, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
@@ -75,51 +186,54 @@ extension URLSession {
         // already answered means the stored credential failed, and its response is returned as it
         // is: never a loop.
         var current = request
+        var keepsBody = true
         var answered: Set<String> = []
         var redirects = 0
         while true {
-            let (data, response) = try await fetch(current, in: session, catcher: catcher, proxy: proxy)
-            guard let http = response as? HTTPURLResponse, let url = current.url else { return (data, response) }
+            let (fetched, response) = try await fetch(current, proxy: proxy) {
+                try await catcher.fetch { try await perform(current, keepsBody, session) }
+            }
+            guard let value = fetched else { return (try unanswered(), response) }
+            guard let http = response as? HTTPURLResponse, let url = current.url else { return (value, response) }
             if let next = Self.redirectTarget(of: http, from: url) {
                 // A body stream was read by the first request and cannot be sent again.
-                let keepsBody = http.statusCode == 307 || http.statusCode == 308
-                guard redirects < Self.maximumRedirects, !(keepsBody && current.httpBodyStream != nil) else { return (data, response) }
+                let keepsMethod = http.statusCode == 307 || http.statusCode == 308
+                guard redirects < Self.maximumRedirects, !(keepsMethod && current.httpBodyStream != nil) else { return (value, response) }
                 redirects += 1
-                current = Self.redirect(current, to: next, status: http.statusCode)
+                let redirected = Self.redirect(current, to: next, status: http.statusCode)
+                if redirected.httpMethod != current.httpMethod { keepsBody = false }
+                current = redirected
+                discard(value)
                 continue
             }
-            guard http.statusCode == 401 || http.statusCode == 407, current.httpBodyStream == nil else { return (data, response) }
+            guard http.statusCode == 401 || http.statusCode == 407, current.httpBodyStream == nil else { return (value, response) }
             let key = "\(http.statusCode) \(Self.origin(of: url))"
-            guard !answered.contains(key) else { return (data, response) }
+            guard !answered.contains(key) else { return (value, response) }
             let challengeProxy: (host: String, port: Int, type: ProxyType)?
             if http.statusCode == 407 {
                 // Inside a CONNECT tunnel only the origin can answer: its 407 is not the proxy's.
                 guard url.scheme?.lowercased() == "http",
-                      let through = proxy ?? Self.environmentProxy(for: url) else { return (data, response) }
+                      let through = proxy ?? Self.environmentProxy(for: url) else { return (value, response) }
                 challengeProxy = through
             } else {
                 challengeProxy = nil
             }
-            let headers = http.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
-                guard let name = name as? String, let value = value as? String else { return nil }
-                return (name, value)
-            }
             let disposition = try responder.respond(
-                to: url, method: current.httpMethod ?? "GET", status: http.statusCode, headers: headers,
-                previousFailureCount: 0, proxy: challengeProxy)
-            guard case .useCredential(_, let authorization) = disposition else { return (data, response) }
+                to: http, method: current.httpMethod ?? "GET", previousFailureCount: 0, proxy: challengeProxy)
+            guard case .useCredential(_, let authorization) = disposition else { return (value, response) }
             answered.insert(key)
             current.setValue(authorization, forHTTPHeaderField: http.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
+            discard(value)
         }
     }
 
     /// One request; an https request through a proxy whose tunnel failed says so with a typed error.
-    private func fetch(
-        _ request: URLRequest, in session: URLSession, catcher: ChallengeCatcher,
-        proxy: (host: String, port: Int, type: ProxyType)?
-    ) async throws -> (Data, URLResponse) {
+    private func fetch<Value>(
+        _ request: URLRequest, proxy: (host: String, port: Int, type: ProxyType)?,
+        _ operation: () async throws -> (Value?, URLResponse)
+    ) async throws -> (Value?, URLResponse) {
         do {
-            return try await catcher.fetch(request, in: session)
+            return try await operation()
         } catch let error as URLError {
             // libcurl's words, the only trace corelibs keeps of the CONNECT response: "CONNECT
             // tunnel failed, response 407".
@@ -271,14 +385,16 @@ private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable
         completionHandler(nil)
     }
 
-    /// Runs `request`; a challenge this catcher cancelled comes back as its response.
-    func fetch(_ request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
+    /// Runs one request; a challenge this catcher cancelled comes back as its response, without
+    /// a value (corelibs does not expose the body of a challenge it handed to a delegate).
+    func fetch<Value>(_ operation: () async throws -> (Value, URLResponse)) async throws -> (Value?, URLResponse) {
         caught.withLock { $0 = nil }
         do {
-            return try await session.data(for: request)
+            let (value, response) = try await operation()
+            return (value, response)
         } catch {
             guard let response = caught.withLock({ $0 }) else { throw error }
-            return (Data(), response)
+            return (nil, response)
         }
     }
 }
