@@ -257,7 +257,7 @@ public final class CredentialChallengeResponder: Sendable {
 
     /// Errors that a server's challenge can cause in a lookup, as opposed to the store's own
     /// integrity and I/O errors, which still reach the caller.
-    private static func isChallengeContentError(_ error: CredentialStorageError) -> Bool {
+    static func isChallengeContentError(_ error: CredentialStorageError) -> Bool {
         [.invalidInput, .invalidProtectionSpace, .ambiguousMatch].contains(error.code)
     }
 

@@ -193,37 +193,38 @@ extension URLSession {
             let (fetched, response) = try await fetch(current, proxy: proxy) {
                 try await catcher.fetch { try await perform(current, keepsBody, session) }
             }
-            guard let value = fetched else { return (try unanswered(), response) }
-            guard let http = response as? HTTPURLResponse, let url = current.url else { return (value, response) }
+            // The response as the caller gets it; a challenge the catcher took has no body.
+            func final() throws -> (Value, URLResponse) { (try fetched ?? unanswered(), response) }
+            guard let http = response as? HTTPURLResponse, let url = current.url else { return try final() }
             if let next = Self.redirectTarget(of: http, from: url) {
                 // A body stream was read by the first request and cannot be sent again.
                 let keepsMethod = http.statusCode == 307 || http.statusCode == 308
-                guard redirects < Self.maximumRedirects, !(keepsMethod && current.httpBodyStream != nil) else { return (value, response) }
+                guard redirects < Self.maximumRedirects, !(keepsMethod && current.httpBodyStream != nil) else { return try final() }
                 redirects += 1
                 let redirected = Self.redirect(current, to: next, status: http.statusCode)
                 if redirected.httpMethod != current.httpMethod { keepsBody = false }
                 current = redirected
-                discard(value)
+                fetched.map(discard)
                 continue
             }
-            guard http.statusCode == 401 || http.statusCode == 407, current.httpBodyStream == nil else { return (value, response) }
+            guard http.statusCode == 401 || http.statusCode == 407, current.httpBodyStream == nil else { return try final() }
             let key = "\(http.statusCode) \(Self.origin(of: url))"
-            guard !answered.contains(key) else { return (value, response) }
+            guard !answered.contains(key) else { return try final() }
             let challengeProxy: (host: String, port: Int, type: ProxyType)?
             if http.statusCode == 407 {
                 // Inside a CONNECT tunnel only the origin can answer: its 407 is not the proxy's.
                 guard url.scheme?.lowercased() == "http",
-                      let through = proxy ?? Self.environmentProxy(for: url) else { return (value, response) }
+                      let through = proxy ?? Self.environmentProxy(for: url) else { return try final() }
                 challengeProxy = through
             } else {
                 challengeProxy = nil
             }
             let disposition = try responder.respond(
                 to: http, method: current.httpMethod ?? "GET", previousFailureCount: 0, proxy: challengeProxy)
-            guard case .useCredential(_, let authorization) = disposition else { return (value, response) }
+            guard case .useCredential(_, let authorization) = disposition else { return try final() }
             answered.insert(key)
             current.setValue(authorization, forHTTPHeaderField: http.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
-            discard(value)
+            fetched.map(discard)
         }
     }
 
