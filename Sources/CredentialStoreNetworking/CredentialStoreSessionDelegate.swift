@@ -25,7 +25,7 @@ public import FoundationNetworking
 /// let (same, answered) = try await credentials.data(for: request, in: session)
 /// ```
 ///
-/// Each challenge is looked up with ``/CredentialStore/CredentialStorage/credential(for:)``:
+/// Each challenge is looked up with `CredentialStorage.credential(for:)`:
 /// a credential stored without a realm (`ProtectionSpace(url:)`, `credstore add URL --user`)
 /// answers its origin's challenges, a credential stored for Digest is never sent as Basic, and a
 /// proxy's credential never reaches a server. A stored credential is handed over once per
@@ -56,7 +56,7 @@ public import FoundationNetworking
 /// The 401s and 407s a delegate cannot answer on Linux (Digest, a proxy's 407) are answered by the
 /// delegate's own ``data(for:in:)``, ``upload(for:from:in:)``, ``upload(for:fromFile:in:)`` and
 /// ``download(for:in:)``: they run the request through
-/// ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`` and its
+/// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` and its
 /// siblings with this delegate's store and options, which read the challenge headers themselves
 /// and retry with an `Authorization` (or `Proxy-Authorization`) header computed by a
 /// ``CredentialChallengeResponder``. A proxy's 407 on an https `CONNECT` cannot be answered at all
@@ -133,13 +133,13 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
 
     /// Performs `request` in `session`, answering every 401 and 407 the store can answer (Digest
     /// and a proxy's included, on Linux too), with this delegate's store and options: see
-    /// ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``.
+    /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
     public func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
         try await session.data(for: request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
     }
 
     /// Uploads `bodyData` with `request` in `session`, answering challenges as ``data(for:in:)``
-    /// does: see ``/Foundation/URLSession/upload(for:from:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``.
+    /// does: see `URLSession.upload(for:from:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
     public func upload(for request: URLRequest, from bodyData: Data, in session: URLSession) async throws -> (Data, URLResponse) {
         try await session.upload(for: request, from: bodyData, credentialsFrom: storage, proxy: proxy,
                                  allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
@@ -147,7 +147,7 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
 
     /// Uploads the file at `fileURL` with `request` in `session`, answering challenges as
     /// ``data(for:in:)`` does: see
-    /// ``/Foundation/URLSession/upload(for:fromFile:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``.
+    /// `URLSession.upload(for:fromFile:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
     public func upload(for request: URLRequest, fromFile fileURL: URL, in session: URLSession) async throws -> (Data, URLResponse) {
         try await session.upload(for: request, fromFile: fileURL, credentialsFrom: storage, proxy: proxy,
                                  allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
@@ -155,7 +155,7 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
 
     /// Downloads `request` in `session` to a temporary file the caller owns, answering
     /// challenges as ``data(for:in:)`` does: see
-    /// ``/Foundation/URLSession/download(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``.
+    /// `URLSession.download(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
     public func download(for request: URLRequest, in session: URLSession) async throws -> (URL, URLResponse) {
         try await session.download(for: request, credentialsFrom: storage, proxy: proxy,
                                    allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)

@@ -71,7 +71,7 @@ extension URLSession {
     }
 
     /// Uploads `bodyData` with `request`, answering challenges from `storage` as
-    /// ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`` does.
+    /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
     ///
     /// The body is sent again with each answered retry, and after a 307 or 308 redirect; a 301 or
     /// 302 of a POST and a 303 turn the request into a GET without it.
@@ -82,7 +82,7 @@ extension URLSession {
     ///   - storage: The store whose default credentials answer the challenges.
     ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
     ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
-    /// - Throws: As ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``.
+    /// - Throws: As `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
     public func upload(
         for request: URLRequest,
         from bodyData: Data,
@@ -99,7 +99,7 @@ extension URLSession {
     }
 
     /// Uploads the file at `fileURL` with `request`, answering challenges from `storage` as
-    /// ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`` does.
+    /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
     ///
     /// The file is read again for each answered retry and after a 307 or 308 redirect; a 301 or
     /// 302 of a POST and a 303 turn the request into a GET without it.
@@ -110,7 +110,7 @@ extension URLSession {
     ///   - storage: The store whose default credentials answer the challenges.
     ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
     ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
-    /// - Throws: As ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``.
+    /// - Throws: As `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
     public func upload(
         for request: URLRequest,
         fromFile fileURL: URL,
@@ -127,7 +127,7 @@ extension URLSession {
     }
 
     /// Downloads `request` to a temporary file, answering challenges from `storage` as
-    /// ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`` does.
+    /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
     ///
     /// The file of a response that was answered or redirected is deleted; the caller owns (and
     /// removes) the file returned. When the final response is a challenge that was not answered,
@@ -139,7 +139,7 @@ extension URLSession {
     ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
     ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
     /// - Returns: The downloaded file's location and the final response.
-    /// - Throws: As ``/Foundation/URLSession/data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)``,
+    /// - Throws: As `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`,
     ///   and file system errors.
     public func download(
         for request: URLRequest,
