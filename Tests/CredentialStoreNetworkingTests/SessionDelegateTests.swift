@@ -258,3 +258,46 @@ struct SessionDelegateRealServerTests {
         #expect(requests.map(\.body) == ["form", ""])
     }
 }
+
+/// `CredentialChallengeResponder.respond(to: HTTPURLResponse)`: the response's URL, status and
+/// challenge headers, without copying header tuples out of it.
+@Suite struct ResponderHTTPURLResponseTests {
+    let api = URL(string: "https://api.example.com/v1/items?page=2")!
+    let alice = Credential(user: "alice", password: "pw", persistence: .permanent)
+
+    private func response(_ status: Int, _ headers: [String: String]) -> HTTPURLResponse {
+        HTTPURLResponse(url: api, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    @Test func aServersChallengeIsAnsweredFromTheResponse() throws {
+        let store = try TemporaryStore()
+        let storage = try store.open()
+        try storage.set(alice, for: ProtectionSpace(url: api))
+        let responder = CredentialChallengeResponder(storage: storage, clientNonce: { "0a4f113b" })
+
+        #expect(try responder.respond(to: response(401, ["WWW-Authenticate": #"Basic realm="api""#]))
+                == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
+        let answer = try responder.answer(to: response(401, ["WWW-Authenticate": #"Digest realm="api", nonce="n1", qop="auth""#]), method: "PUT")
+        guard case .useCredential(_, let authorization) = answer.disposition else {
+            Issue.record("Digest was not answered: \(answer.disposition)")
+            return
+        }
+        #expect(authorization.hasPrefix("Digest "))
+        #expect(authorization.contains(#"uri="/v1/items?page=2""#), "the response's URL is the request-target signed")
+        #expect(answer.space?.authenticationMethod == .httpDigest)
+        #expect(try responder.respond(to: response(200, [:])) == .performDefaultHandling)
+    }
+
+    @Test func aProxysChallengeNeedsTheProxyItCameThrough() throws {
+        let store = try TemporaryStore()
+        let storage = try store.open()
+        let proxyUser = Credential(user: "proxy-user", password: "proxy-pw", persistence: .permanent)
+        try storage.set(proxyUser, for: ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: .https, realm: nil))
+        let responder = CredentialChallengeResponder(storage: storage)
+        let challenge = response(407, ["Proxy-Authenticate": #"Basic realm="corp""#])
+
+        #expect(try responder.respond(to: challenge) == .performDefaultHandling)
+        #expect(try responder.respond(to: challenge, proxy: (host: "proxy.local", port: 3128, type: .https))
+                == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
+    }
+}
