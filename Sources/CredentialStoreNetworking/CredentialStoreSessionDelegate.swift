@@ -54,8 +54,8 @@ public import FoundationNetworking
 ///   delegate never answers Digest with `.useCredential` on Linux.
 ///
 /// The 401s and 407s a delegate cannot answer on Linux (Digest, a proxy's 407) are answered by the
-/// delegate's own ``data(for:in:)``, ``upload(for:from:in:)``, ``upload(for:fromFile:in:)`` and
-/// ``download(for:in:)``: they run the request through
+/// delegate's own ``data(for:in:)``, ``upload(for:from:in:)``, ``upload(for:fromFile:in:)``,
+/// ``download(for:in:)`` and ``bytes(for:in:)``: they run the request through
 /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` and its
 /// siblings with this delegate's store and options, which read the challenge headers themselves
 /// and retry with an `Authorization` (or `Proxy-Authorization`) header computed by a
@@ -159,5 +159,12 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
     public func download(for request: URLRequest, in session: URLSession) async throws -> (URL, URLResponse) {
         try await session.download(for: request, credentialsFrom: storage, proxy: proxy,
                                    allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
+    }
+
+    /// Performs `request` in `session` and streams the final body, answering challenges as
+    /// ``data(for:in:)`` does: see `URLSession.bytes(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
+    public func bytes(for request: URLRequest, in session: URLSession) async throws -> (AsyncThrowingStream<UInt8, any Error>, URLResponse) {
+        try await session.bytes(for: request, credentialsFrom: storage, proxy: proxy,
+                                allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
     }
 }

@@ -67,7 +67,7 @@ extension URLSession {
     ) async throws -> (Data, URLResponse) {
         try await answeringChallenges(
             request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
-            unanswered: { Data() }, perform: { request, _, session in try await session.data(for: request) })
+            unanswered: { Data() }, perform: { request, _, session, _ in try await session.data(for: request) })
     }
 
     /// Uploads `bodyData` with `request`, answering challenges from `storage` as
@@ -93,7 +93,7 @@ extension URLSession {
         try await answeringChallenges(
             request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
             unanswered: { Data() },
-            perform: { request, keepsBody, session in
+            perform: { request, keepsBody, session, _ in
                 keepsBody ? try await session.upload(for: request, from: bodyData) : try await session.data(for: request)
             })
     }
@@ -121,7 +121,7 @@ extension URLSession {
         try await answeringChallenges(
             request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
             unanswered: { Data() },
-            perform: { request, keepsBody, session in
+            perform: { request, keepsBody, session, _ in
                 keepsBody ? try await session.upload(for: request, fromFile: fileURL) : try await session.data(for: request)
             })
     }
@@ -154,8 +154,44 @@ extension URLSession {
                 try Data().write(to: file)
                 return file
             },
-            perform: { request, _, session in try await session.download(for: request) },
+            perform: { request, _, session, _ in try await session.download(for: request) },
             discard: { try? FileManager.default.removeItem(at: $0) })
+    }
+
+    /// Performs `request` and streams the final response's body, answering challenges from
+    /// `storage` as `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
+    ///
+    /// What `URLSession.bytes(for:)` is on Apple platforms, where corelibs has none: the call
+    /// returns once the final response's headers arrived, and its body comes as it is received.
+    /// The bodies of answered challenges and redirects are not delivered; a final challenge that
+    /// was not answered comes with the body the server sent (corelibs streams it before it raises
+    /// the challenge). Ending the iteration early cancels the request.
+    ///
+    /// ```swift
+    /// let (bytes, response) = try await URLSession.shared.bytes(for: request, credentialsFrom: storage)
+    /// for try await byte in bytes { … }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: The request to perform.
+    ///   - storage: The store whose default credentials answer the challenges.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
+    /// - Returns: The body's bytes, and the final response.
+    /// - Throws: As `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`; an
+    ///   error while the body is received ends the iteration with it.
+    public func bytes(
+        for request: URLRequest,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
+    ) async throws -> (AsyncThrowingStream<UInt8, any Error>, URLResponse) {
+        let (body, response) = try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: { StreamedBody.empty },
+            perform: { request, _, session, catcher in try await catcher.stream(request, in: session) },
+            discard: { $0.cancel() })
+        return (body.bytes, response)
     }
 
     /// The loop every bridge call runs: perform, follow redirects with the origin checks, answer
@@ -173,7 +209,7 @@ extension URLSession {
         proxy: (host: String, port: Int, type: ProxyType)?,
         allowsBasicOverPlainHTTP: Bool,
         unanswered: () throws -> Value,
-        perform: (URLRequest, _ keepsBody: Bool, URLSession) async throws -> (Value, URLResponse),
+        perform: (URLRequest, _ keepsBody: Bool, URLSession, ChallengeCatcher) async throws -> (Value, URLResponse),
         discard: (Value) -> Void = { _ in }
     ) async throws -> (Value, URLResponse) {
         let catcher = ChallengeCatcher()
@@ -191,7 +227,7 @@ extension URLSession {
         var redirects = 0
         while true {
             let (fetched, response) = try await fetch(current, proxy: proxy) {
-                try await catcher.fetch { try await perform(current, keepsBody, session) }
+                try await catcher.fetch { try await perform(current, keepsBody, session, catcher) }
             }
             // The response as the caller gets it; a challenge the catcher took has no body.
             func final() throws -> (Value, URLResponse) { (try fetched ?? unanswered(), response) }
@@ -354,7 +390,7 @@ extension URLSession {
 /// Takes a session's HTTP authentication challenges and gives the challenge response back to the
 /// caller, who answers it from the store; other challenges (server trust, client certificates)
 /// get the system's default handling.
-private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable {
+final class ChallengeCatcher: NSObject, URLSessionDataDelegate, Sendable {
     /// The 401 of the request in flight; one request runs at a time per catcher.
     private let caught = Mutex<HTTPURLResponse?>(nil)
 
@@ -372,6 +408,12 @@ private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable
             return
         }
         caught.withLock { $0 = response }
+        // A streamed response whose headers were already returned ends here, without the
+        // cancellation error: the challenge is its whole answer (corelibs keeps its body).
+        if let body = streams.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) {
+            body.deliverHead(.failure(URLError(.cancelled)))
+            body.continuation.finish()
+        }
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
@@ -386,6 +428,44 @@ private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable
         completionHandler(nil)
     }
 
+    /// The streamed requests in flight, by task identifier.
+    private let streams = Mutex<[Int: StreamedBody]>([:])
+
+    /// Starts `request` as a data task whose delegate calls this catcher gets, and returns once
+    /// its response's headers arrived; the body follows in the stream.
+    func stream(_ request: URLRequest, in session: URLSession) async throws -> (StreamedBody, URLResponse) {
+        let (bytes, continuation) = AsyncThrowingStream<UInt8, any Error>.makeStream()
+        let task = session.dataTask(with: request)
+        // The caller stopped reading (or the body ended): nothing more is wanted from the server.
+        continuation.onTermination = { _ in task.cancel() }
+        let body = StreamedBody(bytes: bytes, continuation: continuation, task: task)
+        let response = try await withCheckedThrowingContinuation { (head: CheckedContinuation<URLResponse, any Error>) in
+            body.waitForHead(head)
+            streams.withLock { $0[task.taskIdentifier] = body }
+            task.resume()
+        }
+        return (body, response)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        streams.withLock { $0[dataTask.taskIdentifier] }?.deliverHead(.success(response))
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let body = streams.withLock({ $0[dataTask.taskIdentifier] }) else { return }
+        for byte in data { body.continuation.yield(byte) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let body = streams.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        body.deliverHead(.failure(error ?? URLError(.badServerResponse)))
+        if let error { body.continuation.finish(throwing: error) } else { body.continuation.finish() }
+    }
+
     /// Runs one request; a challenge this catcher cancelled comes back as its response, without
     /// a value (corelibs does not expose the body of a challenge it handed to a delegate).
     func fetch<Value>(_ operation: () async throws -> (Value, URLResponse)) async throws -> (Value?, URLResponse) {
@@ -397,5 +477,46 @@ private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable
             guard let response = caught.withLock({ $0 }) else { throw error }
             return (nil, response)
         }
+    }
+}
+
+/// One streamed response: its body's bytes as they arrive, the task behind them, and the caller
+/// waiting for the headers until they arrive.
+final class StreamedBody: Sendable {
+    let bytes: AsyncThrowingStream<UInt8, any Error>
+    let continuation: AsyncThrowingStream<UInt8, any Error>.Continuation
+    private let task: URLSessionTask?
+    private let head = Mutex<CheckedContinuation<URLResponse, any Error>?>(nil)
+
+    init(bytes: AsyncThrowingStream<UInt8, any Error>, continuation: AsyncThrowingStream<UInt8, any Error>.Continuation,
+         task: URLSessionTask?) {
+        self.bytes = bytes
+        self.continuation = continuation
+        self.task = task
+    }
+
+    /// A body with nothing in it: a challenge the catcher took has no body to give.
+    static var empty: StreamedBody {
+        let (bytes, continuation) = AsyncThrowingStream<UInt8, any Error>.makeStream()
+        continuation.finish()
+        return StreamedBody(bytes: bytes, continuation: continuation, task: nil)
+    }
+
+    func waitForHead(_ waiting: CheckedContinuation<URLResponse, any Error>) {
+        head.withLock { $0 = waiting }
+    }
+
+    /// Resumes the caller waiting for the headers, once.
+    func deliverHead(_ result: Result<URLResponse, any Error>) {
+        head.withLock {
+            $0?.resume(with: result)
+            $0 = nil
+        }
+    }
+
+    /// Drops a response that is not returned: its request stops, its stream ends.
+    func cancel() {
+        task?.cancel()
+        continuation.finish()
     }
 }

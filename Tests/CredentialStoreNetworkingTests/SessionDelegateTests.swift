@@ -214,6 +214,49 @@ struct SessionDelegateRealServerTests {
     }
 }
 
+/// `bytes(for:credentialsFrom:)`: the final body streamed, challenges answered on the way.
+@Suite(.serialized, .enabled(if: LighttpdServer.isInstalled, "needs lighttpd (apt-get install lighttpd)"))
+struct StreamedBodyTests {
+    private func collect(_ bytes: AsyncThrowingStream<UInt8, any Error>) async throws -> String {
+        var data = Data()
+        for try await byte in bytes { data.append(byte) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test(arguments: ["basic", "digest"])
+    func theAnsweredBodyIsStreamed(area: String) async throws {
+        let server = try LighttpdServer(user: "alice", password: "right")
+        defer { server.stop() }
+        let store = try TemporaryStore()
+        let storage = try store.open()
+        try storage.set(Credential(user: "alice", password: "right", persistence: .permanent), for: ProtectionSpace(url: server.baseURL))
+        let delegate = CredentialStoreSessionDelegate(storage: storage, allowsBasicOverPlainHTTP: true)
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+
+        let (bytes, response) = try await delegate.bytes(for: URLRequest(url: server.baseURL.appendingPathComponent("\(area)/file.txt")), in: session)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(try await collect(bytes) == "the \(area) body\n")
+        #expect(try await server.requestCount(for: "/\(area)/file.txt") == 2)
+    }
+
+    /// Unlike `data(for:credentialsFrom:)`, which gets no body for a Basic 401 that corelibs
+    /// turned into a challenge, the stream has the server's body: corelibs streams it to the
+    /// delegate before it raises the challenge.
+    @Test(arguments: ["digest", "basic"])
+    func anUnansweredChallengeComesBackWithTheServersBody(area: String) async throws {
+        let server = try LighttpdServer(user: "alice", password: "right")
+        defer { server.stop() }
+        let store = try TemporaryStore()
+
+        let (bytes, response) = try await URLSession.shared.bytes(
+            for: URLRequest(url: server.baseURL.appendingPathComponent("\(area)/file.txt")), credentialsFrom: try store.open())
+        #expect((response as? HTTPURLResponse)?.statusCode == 401)
+        #expect(try await collect(bytes).contains("401 Unauthorized"))
+        #expect(try await server.requestCount(for: "/\(area)/file.txt") == 1)
+    }
+}
+
 /// Uploads through the bridge: the body goes with the answered retry and a 307, not after a 303.
 @Suite struct UploadBridgeTests {
     @Test(arguments: ["data", "file"])
