@@ -130,8 +130,8 @@ extension URLSession {
     /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
     ///
     /// The file of a response that was answered or redirected is deleted; the caller owns (and
-    /// removes) the file returned. When the final response is a challenge that was not answered,
-    /// the file returned is empty, as its body is (corelibs does not expose it).
+    /// removes) the file returned. A final Basic 401 left unanswered comes back as an empty file:
+    /// corelibs made a challenge of it and keeps its body (any other response has its body).
     ///
     /// - Parameters:
     ///   - request: The request to perform.
