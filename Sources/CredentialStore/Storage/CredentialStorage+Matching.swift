@@ -35,8 +35,9 @@ extension CredentialStorage {
     /// With a realm, this is ``defaultCredential(answering:)`` for the URL's scheme, host and port,
     /// `realm` and no particular method (any password method): the realm's default, else the
     /// origin's credential stored without a realm. Without a realm, the space without a realm comes
-    /// first; with nothing stored there, the one space on the same scheme, host and port that has a
-    /// default answers. Several such spaces are ambiguous: the call throws
+    /// first; with nothing stored there, the one realm on the same scheme, host and port whose
+    /// default may be sent as Basic (stored for any method or for Basic, never for Digest, NTLM or a
+    /// form) answers. Several such realms are ambiguous: the call throws
     /// ``/CredentialStoreCore/CredentialStorageError/Code/ambiguousMatch`` naming their realms
     /// rather than guess.
     ///
@@ -48,14 +49,15 @@ extension CredentialStorage {
         if let credential = try defaultCredential(for: exact) { return credential }
         guard realm == nil else { return nil }
 
-        // One answer per realm: within a realm, the methods rank as a lookup without a method
-        // asks for them (any, then Basic, then the rest).
-        let rank = { (method: AuthenticationMethod) in AuthenticationMethod.default.answeringMethods.firstIndex(of: method) ?? 2 }
-        let matches = Dictionary(grouping: try defaultsOnOrigin(of: exact).filter { $0.space != exact }, by: \.space.realm)
-            .values.map { $0.min {
-                (rank($0.space.authenticationMethod), $0.space.authenticationMethod.rawValue)
-                    < (rank($1.space.authenticationMethod), $1.space.authenticationMethod.rawValue)
-            }! }
+        // A lookup without a method asks for any password method: never a credential stored for
+        // Digest (the caller may send it as Basic), NTLM or a form. One answer per realm, the
+        // method a lookup without one asks first.
+        let sendable = AuthenticationMethod.default.answeringMethods
+        let matches = Dictionary(grouping: try defaultsOnOrigin(of: exact).filter {
+            $0.space != exact && sendable.contains($0.space.authenticationMethod)
+        }, by: \.space.realm).values.map { spaces in
+            spaces.min { sendable.firstIndex(of: $0.space.authenticationMethod)! < sendable.firstIndex(of: $1.space.authenticationMethod)! }!
+        }
         switch matches.count {
         case 0:
             return nil

@@ -289,6 +289,10 @@ public final class CredentialStorage: Sendable {
     }
 
     /// The default rule over `space` alone, without falling back to another method.
+    func exactDefaultCredential(for space: ProtectionSpace) throws -> Credential? {
+        try readFollowingRekey({ try exactDefaultCredential(for: space, keys: $0) }, isMiss: { $0 == nil })
+    }
+
     private func exactDefaultCredential(for space: ProtectionSpace, keys: StoreKeyring) throws -> Credential? {
         let spaceIndex = keys.spaceIndex(space)
         let (sealed, sessionSpace) = try repository.read { reader in

@@ -78,6 +78,16 @@ import CredentialStoreTestSupport
         #expect(try storage.defaultCredential(answering: challenge(realm: "Other", .httpDigest))?.user == "digest-anywhere")
     }
 
+    @Test func aLookupWithoutAMethodNeverReturnsACredentialStoredForDigest() throws {
+        try storage.set(Fixture.credential("digest"), for: Fixture.space(realm: "Staff", method: .httpDigest))
+        try storage.set(Fixture.credential("form"), for: Fixture.space(realm: "Login", method: .htmlForm))
+
+        // Once the only space on the origin with a default, it was returned to callers that send Basic.
+        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/")!) == nil)
+        try storage.set(Fixture.credential("basic"), for: Fixture.space(realm: "Admins", method: .httpBasic))
+        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/")!)?.user == "basic")
+    }
+
     @Test func aChallengeWithoutARealmAnswersNothing() throws {
         try storage.set(Fixture.credential("bob"), for: Fixture.space())
         try storage.set(Fixture.credential("staff"), for: Fixture.space(realm: "Staff"))
