@@ -1,5 +1,8 @@
 public import CredentialStore
 public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
 
 /// Answers HTTP 401 and 407 challenges with credentials from a ``/CredentialStore/CredentialStorage``, the way
 /// Foundation's `URLAuthenticationChallenge` flow does it.
@@ -174,6 +177,50 @@ public final class CredentialChallengeResponder: Sendable {
         return nothing
     }
 
+    /// Decides how to answer `response`, a response to a request for its `url`.
+    ///
+    /// The same decision as ``respond(to:method:status:headers:previousFailureCount:proxy:)``,
+    /// reading the status, the URL and the `WWW-Authenticate` or `Proxy-Authenticate` headers
+    /// from the response. A response without a URL gets ``Disposition/performDefaultHandling``.
+    ///
+    /// ```swift
+    /// if case .useCredential(_, let authorization) = try responder.respond(to: response, method: "GET") {
+    ///     request.setValue(authorization, forHTTPHeaderField: response.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - response: The 401 or 407 response.
+    ///   - method: The request method, which a Digest response signs.
+    ///   - previousFailureCount: How many times this challenge was already answered and failed.
+    ///   - proxy: The proxy the request went through; required to answer a 407.
+    /// - Throws: The store's integrity and I/O errors only.
+    public func respond(
+        to response: HTTPURLResponse,
+        method: String = "GET",
+        previousFailureCount: Int = 0,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil
+    ) throws -> Disposition {
+        try answer(to: response, method: method, previousFailureCount: previousFailureCount, proxy: proxy).disposition
+    }
+
+    /// Like ``respond(to:method:previousFailureCount:proxy:)``, and also names the protection
+    /// space answered.
+    public func answer(
+        to response: HTTPURLResponse,
+        method: String = "GET",
+        previousFailureCount: Int = 0,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil
+    ) throws -> Answer {
+        guard let url = response.url else { return Answer(disposition: .performDefaultHandling, space: nil) }
+        let headers = response.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
+            guard let name = name as? String, let value = value as? String else { return nil }
+            return (name, value)
+        }
+        return try answer(to: url, method: method, status: response.statusCode, headers: headers,
+                          previousFailureCount: previousFailureCount, proxy: proxy)
+    }
+
     /// The challenges this responder could answer, strongest first (stable within a strength, so
     /// header order breaks ties): realm present and non-empty, Basic, or Digest with an algorithm
     /// and qop ``DigestResponder`` supports.
@@ -213,7 +260,7 @@ public final class CredentialChallengeResponder: Sendable {
 
     /// Errors that a server's challenge can cause in a lookup, as opposed to the store's own
     /// integrity and I/O errors, which still reach the caller.
-    private static func isChallengeContentError(_ error: CredentialStorageError) -> Bool {
+    static func isChallengeContentError(_ error: CredentialStorageError) -> Bool {
         [.invalidInput, .invalidProtectionSpace, .ambiguousMatch].contains(error.code)
     }
 

@@ -66,6 +66,153 @@ extension URLSession {
         proxy: (host: String, port: Int, type: ProxyType)? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) async throws -> (Data, URLResponse) {
+        try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: { Data() }, perform: { request, _, session, _ in try await session.data(for: request) })
+    }
+
+    /// Uploads `bodyData` with `request`, answering challenges from `storage` as
+    /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
+    ///
+    /// The body is sent again with each answered retry, and after a 307 or 308 redirect; a 301 or
+    /// 302 of a POST and a 303 turn the request into a GET without it.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its method is usually `POST` or `PUT`.
+    ///   - bodyData: The body to upload.
+    ///   - storage: The store whose default credentials answer the challenges.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
+    /// - Throws: As `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
+    public func upload(
+        for request: URLRequest,
+        from bodyData: Data,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
+    ) async throws -> (Data, URLResponse) {
+        try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: { Data() },
+            perform: { request, keepsBody, session, _ in
+                keepsBody ? try await session.upload(for: request, from: bodyData) : try await session.data(for: request)
+            })
+    }
+
+    /// Uploads the file at `fileURL` with `request`, answering challenges from `storage` as
+    /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
+    ///
+    /// The file is read again for each answered retry and after a 307 or 308 redirect; a 301 or
+    /// 302 of a POST and a 303 turn the request into a GET without it.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its method is usually `POST` or `PUT`.
+    ///   - fileURL: The file whose contents are the body.
+    ///   - storage: The store whose default credentials answer the challenges.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
+    /// - Throws: As `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
+    public func upload(
+        for request: URLRequest,
+        fromFile fileURL: URL,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
+    ) async throws -> (Data, URLResponse) {
+        try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: { Data() },
+            perform: { request, keepsBody, session, _ in
+                keepsBody ? try await session.upload(for: request, fromFile: fileURL) : try await session.data(for: request)
+            })
+    }
+
+    /// Downloads `request` to a temporary file, answering challenges from `storage` as
+    /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
+    ///
+    /// The file of a response that was answered or redirected is deleted; the caller owns (and
+    /// removes) the file returned. A final Basic 401 left unanswered comes back as an empty file:
+    /// corelibs made a challenge of it and keeps its body (any other response has its body).
+    ///
+    /// - Parameters:
+    ///   - request: The request to perform.
+    ///   - storage: The store whose default credentials answer the challenges.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
+    /// - Returns: The downloaded file's location and the final response.
+    /// - Throws: As `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`,
+    ///   and file system errors.
+    public func download(
+        for request: URLRequest,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
+    ) async throws -> (URL, URLResponse) {
+        try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: {
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("credstore-download-\(UUID().uuidString)")
+                try Data().write(to: file)
+                return file
+            },
+            perform: { request, _, session, _ in try await session.download(for: request) },
+            discard: { try? FileManager.default.removeItem(at: $0) })
+    }
+
+    /// Performs `request` and streams the final response's body, answering challenges from
+    /// `storage` as `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` does.
+    ///
+    /// What `URLSession.bytes(for:)` is on Apple platforms, where corelibs has none: the call
+    /// returns once the final response's headers arrived, and its body comes as it is received.
+    /// The bodies of answered challenges and redirects are not delivered; a final challenge that
+    /// was not answered comes with the body the server sent (corelibs streams it before it raises
+    /// the challenge). Ending the iteration early cancels the request.
+    ///
+    /// ```swift
+    /// let (bytes, response) = try await URLSession.shared.bytes(for: request, credentialsFrom: storage)
+    /// for try await byte in bytes { … }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: The request to perform.
+    ///   - storage: The store whose default credentials answer the challenges.
+    ///   - proxy: The proxy the session goes through, needed to answer a 407 for an http URL.
+    ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; off by default.
+    /// - Returns: The body's bytes, and the final response.
+    /// - Throws: As `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`; an
+    ///   error while the body is received ends the iteration with it.
+    public func bytes(
+        for request: URLRequest,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        allowsBasicOverPlainHTTP: Bool = false
+    ) async throws -> (AsyncThrowingStream<UInt8, any Error>, URLResponse) {
+        let (body, response) = try await answeringChallenges(
+            request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP,
+            unanswered: { StreamedBody.empty },
+            perform: { request, _, session, catcher in try await catcher.stream(request, in: session) },
+            discard: { $0.cancel() })
+        return (body.bytes, response)
+    }
+
+    /// The loop every bridge call runs: perform, follow redirects with the origin checks, answer
+    /// each kind of challenge once per origin from the store, and return the final response.
+    ///
+    /// - Parameters:
+    ///   - unanswered: The value to return with a challenge response the catcher took (its body
+    ///     is not exposed by corelibs).
+    ///   - perform: One request in the short-lived session; `keepsBody` is false once a redirect
+    ///     has turned the request into a GET, so that an upload's body is no longer sent.
+    ///   - discard: Frees the value of a response that is not returned (a downloaded file).
+    private func answeringChallenges<Value>(
+        _ request: URLRequest,
+        credentialsFrom storage: CredentialStorage,
+        proxy: (host: String, port: Int, type: ProxyType)?,
+        allowsBasicOverPlainHTTP: Bool,
+        unanswered: () throws -> Value,
+        perform: (URLRequest, _ keepsBody: Bool, URLSession, ChallengeCatcher) async throws -> (Value, URLResponse),
+        discard: (Value) -> Void = { _ in }
+    ) async throws -> (Value, URLResponse) {
         let catcher = ChallengeCatcher()
         let session = URLSession(configuration: configuration, delegate: catcher, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
@@ -76,51 +223,55 @@ extension URLSession {
         // already answered means the stored credential failed, and its response is returned as it
         // is: never a loop.
         var current = request
+        var keepsBody = true
         var answered: Set<String> = []
         var redirects = 0
         while true {
-            let (data, response) = try await fetch(current, in: session, catcher: catcher, proxy: proxy)
-            guard let http = response as? HTTPURLResponse, let url = current.url else { return (data, response) }
+            let (fetched, response) = try await fetch(current, proxy: proxy) {
+                try await catcher.fetch { try await perform(current, keepsBody, session, catcher) }
+            }
+            // The response as the caller gets it; a challenge the catcher took has no body.
+            func final() throws -> (Value, URLResponse) { (try fetched ?? unanswered(), response) }
+            guard let http = response as? HTTPURLResponse, let url = current.url else { return try final() }
             if let next = Self.redirectTarget(of: http, from: url) {
                 // A body stream was read by the first request and cannot be sent again.
-                let keepsBody = http.statusCode == 307 || http.statusCode == 308
-                guard redirects < Self.maximumRedirects, !(keepsBody && current.httpBodyStream != nil) else { return (data, response) }
+                let keepsMethod = http.statusCode == 307 || http.statusCode == 308
+                guard redirects < Self.maximumRedirects, !(keepsMethod && current.httpBodyStream != nil) else { return try final() }
                 redirects += 1
-                current = Self.redirect(current, to: next, status: http.statusCode)
+                let redirected = Self.redirect(current, to: next, status: http.statusCode)
+                if redirected.httpMethod != current.httpMethod { keepsBody = false }
+                current = redirected
+                fetched.map(discard)
                 continue
             }
-            guard http.statusCode == 401 || http.statusCode == 407, current.httpBodyStream == nil else { return (data, response) }
+            guard http.statusCode == 401 || http.statusCode == 407, current.httpBodyStream == nil else { return try final() }
             let key = "\(http.statusCode) \(Self.origin(of: url))"
-            guard !answered.contains(key) else { return (data, response) }
+            guard !answered.contains(key) else { return try final() }
             let challengeProxy: (host: String, port: Int, type: ProxyType)?
             if http.statusCode == 407 {
                 // Inside a CONNECT tunnel only the origin can answer: its 407 is not the proxy's.
                 guard url.scheme?.lowercased() == "http",
-                      let through = proxy ?? Self.environmentProxy(for: url) else { return (data, response) }
+                      let through = proxy ?? Self.environmentProxy(for: url) else { return try final() }
                 challengeProxy = through
             } else {
                 challengeProxy = nil
             }
-            let headers = http.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
-                guard let name = name as? String, let value = value as? String else { return nil }
-                return (name, value)
-            }
             let disposition = try responder.respond(
-                to: url, method: current.httpMethod ?? "GET", status: http.statusCode, headers: headers,
-                previousFailureCount: 0, proxy: challengeProxy)
-            guard case .useCredential(_, let authorization) = disposition else { return (data, response) }
+                to: http, method: current.httpMethod ?? "GET", previousFailureCount: 0, proxy: challengeProxy)
+            guard case .useCredential(_, let authorization) = disposition else { return try final() }
             answered.insert(key)
             current.setValue(authorization, forHTTPHeaderField: http.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
+            fetched.map(discard)
         }
     }
 
     /// One request; an https request through a proxy whose tunnel failed says so with a typed error.
-    private func fetch(
-        _ request: URLRequest, in session: URLSession, catcher: ChallengeCatcher,
-        proxy: (host: String, port: Int, type: ProxyType)?
-    ) async throws -> (Data, URLResponse) {
+    private func fetch<Value>(
+        _ request: URLRequest, proxy: (host: String, port: Int, type: ProxyType)?,
+        _ operation: () async throws -> (Value?, URLResponse)
+    ) async throws -> (Value?, URLResponse) {
         do {
-            return try await catcher.fetch(request, in: session)
+            return try await operation()
         } catch let error as URLError {
             // libcurl's words, the only trace corelibs keeps of the CONNECT response: "CONNECT
             // tunnel failed, response 407".
@@ -240,7 +391,7 @@ extension URLSession {
 /// Takes a session's HTTP authentication challenges and gives the challenge response back to the
 /// caller, who answers it from the store; other challenges (server trust, client certificates)
 /// get the system's default handling.
-private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable {
+final class ChallengeCatcher: NSObject, URLSessionDataDelegate, Sendable {
     /// The 401 of the request in flight; one request runs at a time per catcher.
     private let caught = Mutex<HTTPURLResponse?>(nil)
 
@@ -258,6 +409,12 @@ private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable
             return
         }
         caught.withLock { $0 = response }
+        // A streamed response whose headers were already returned ends here, without the
+        // cancellation error: the challenge is its whole answer (corelibs keeps its body).
+        if let body = streams.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) {
+            body.deliverHead(.failure(URLError(.cancelled)))
+            body.continuation.finish()
+        }
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
@@ -272,14 +429,95 @@ private final class ChallengeCatcher: NSObject, URLSessionTaskDelegate, Sendable
         completionHandler(nil)
     }
 
-    /// Runs `request`; a challenge this catcher cancelled comes back as its response.
-    func fetch(_ request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
+    /// The streamed requests in flight, by task identifier.
+    private let streams = Mutex<[Int: StreamedBody]>([:])
+
+    /// Starts `request` as a data task whose delegate calls this catcher gets, and returns once
+    /// its response's headers arrived; the body follows in the stream.
+    func stream(_ request: URLRequest, in session: URLSession) async throws -> (StreamedBody, URLResponse) {
+        let (bytes, continuation) = AsyncThrowingStream<UInt8, any Error>.makeStream()
+        let task = session.dataTask(with: request)
+        // The caller stopped reading (or the body ended): nothing more is wanted from the server.
+        continuation.onTermination = { _ in task.cancel() }
+        let body = StreamedBody(bytes: bytes, continuation: continuation, task: task)
+        let response = try await withCheckedThrowingContinuation { (head: CheckedContinuation<URLResponse, any Error>) in
+            body.waitForHead(head)
+            streams.withLock { $0[task.taskIdentifier] = body }
+            task.resume()
+        }
+        return (body, response)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        streams.withLock { $0[dataTask.taskIdentifier] }?.deliverHead(.success(response))
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let body = streams.withLock({ $0[dataTask.taskIdentifier] }) else { return }
+        for byte in data { body.continuation.yield(byte) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let body = streams.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        body.deliverHead(.failure(error ?? URLError(.badServerResponse)))
+        if let error { body.continuation.finish(throwing: error) } else { body.continuation.finish() }
+    }
+
+    /// Runs one request; a challenge this catcher cancelled comes back as its response, without
+    /// a value (corelibs does not expose the body of a challenge it handed to a delegate).
+    func fetch<Value>(_ operation: () async throws -> (Value, URLResponse)) async throws -> (Value?, URLResponse) {
         caught.withLock { $0 = nil }
         do {
-            return try await session.data(for: request)
+            let (value, response) = try await operation()
+            return (value, response)
         } catch {
             guard let response = caught.withLock({ $0 }) else { throw error }
-            return (Data(), response)
+            return (nil, response)
         }
+    }
+}
+
+/// One streamed response: its body's bytes as they arrive, the task behind them, and the caller
+/// waiting for the headers until they arrive.
+final class StreamedBody: Sendable {
+    let bytes: AsyncThrowingStream<UInt8, any Error>
+    let continuation: AsyncThrowingStream<UInt8, any Error>.Continuation
+    private let task: URLSessionTask?
+    private let head = Mutex<CheckedContinuation<URLResponse, any Error>?>(nil)
+
+    init(bytes: AsyncThrowingStream<UInt8, any Error>, continuation: AsyncThrowingStream<UInt8, any Error>.Continuation,
+         task: URLSessionTask?) {
+        self.bytes = bytes
+        self.continuation = continuation
+        self.task = task
+    }
+
+    /// A body with nothing in it: a challenge the catcher took has no body to give.
+    static var empty: StreamedBody {
+        let (bytes, continuation) = AsyncThrowingStream<UInt8, any Error>.makeStream()
+        continuation.finish()
+        return StreamedBody(bytes: bytes, continuation: continuation, task: nil)
+    }
+
+    func waitForHead(_ waiting: CheckedContinuation<URLResponse, any Error>) {
+        head.withLock { $0 = waiting }
+    }
+
+    /// Resumes the caller waiting for the headers, once.
+    func deliverHead(_ result: Result<URLResponse, any Error>) {
+        head.withLock {
+            $0?.resume(with: result)
+            $0 = nil
+        }
+    }
+
+    /// Drops a response that is not returned: its request stops, its stream ends.
+    func cancel() {
+        task?.cancel()
+        continuation.finish()
     }
 }

@@ -1,0 +1,22 @@
+// swift-tools-version:6.1
+
+// A new user's package, outside credstore: it depends on credstore by path, as the README shows.
+// A path dependency is named after its folder, so this expects credstore checked out (or linked)
+// as `../credstore`; `.ci/new-user` copies this folder beside such a link, builds it and runs
+// `NewUserPackageTests` against the result.
+import PackageDescription
+
+let package = Package(
+    name: "NewUser",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: "../credstore"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "NewUser",
+            dependencies: [.product(name: "CredentialStoreNetworking", package: "credstore")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
