@@ -151,16 +151,22 @@ package struct GitCredentialRequest: Equatable {
             }
         }
         guard space.realm == nil else { return nil }
-        let spaces = Set(try storage.entries().filter { entry in
+        // git sends what it gets as Basic: only spaces whose credentials may go out as Basic (any
+        // method, or Basic's), never one stored for Digest, NTLM or a form.
+        let sendable = AuthenticationMethod.default.answeringMethods
+        let spaces = try storage.entries().filter { entry in
             entry.space.proxyType == nil && entry.space.protocol == space.protocol && entry.space.host == space.host
-                && entry.space.port == space.port && (username.map { $0 == entry.user } ?? entry.isDefault)
-        }.map(\.space))
-        guard spaces.count <= 1 else {
+                && entry.space.port == space.port && sendable.contains(entry.space.authenticationMethod)
+                && (username.map { $0 == entry.user } ?? entry.isDefault)
+        }.map(\.space)
+        guard Set(spaces.map(\.realm)).count <= 1 else {
             // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
             console.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms; set credential.useHttpPath or remove the extra ones (see `credstore list`)\n")
             return nil
         }
-        guard let only = spaces.first, let found = try lookUp(in: storage, space: only) else { return nil }
+        // One realm, perhaps under both password methods: the one a lookup without a method asks first.
+        let only = spaces.min { sendable.firstIndex(of: $0.authenticationMethod)! < sendable.firstIndex(of: $1.authenticationMethod)! }
+        guard let only, let found = try lookUp(in: storage, space: only) else { return nil }
         return (only, found, try GitCredentialExtras.load(for: found.user, of: only, in: storage))
     }
 

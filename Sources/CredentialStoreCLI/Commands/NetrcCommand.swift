@@ -112,8 +112,12 @@ struct NetrcCommand: ParsableCommand {
         func run() throws {
             let console = Console.current
             let storage = try global.location(in: console).openOrCreate(console)
+            // curl sends a netrc password as Basic: only spaces whose credentials may go out as
+            // Basic (any method, or Basic's), never one stored for Digest, NTLM or a form.
+            let sendable = AuthenticationMethod.default.answeringMethods
             let spaces = try storage.entries().filter {
                 $0.isDefault && $0.space.proxyType == nil && ($0.space.protocol == "https" || $0.space.protocol == "http")
+                    && sendable.contains($0.space.authenticationMethod)
                     && ($0.persistence == .permanent || $0.persistence == .synchronizable)
             }.map(\.space)
             var machines: [Netrc.Machine] = []

@@ -11,8 +11,8 @@ func runProgram(_ path: String, _ arguments: [String], stdin: String = "", in sa
 /// `credstore git-credential get|store|erase`: git's credential helper protocol.
 struct GitCredentialCommandTests {
     /// Sends `lines` (and the blank line that ends them) to `credstore git-credential ACTION`.
-    private func helper(_ sandbox: Sandbox, _ action: String, _ lines: [String]) throws -> RunResult {
-        let result = try sandbox.run(["git-credential", action], stdin: lines.map { $0 + "\n" }.joined() + "\n")
+    private func helper(_ sandbox: Sandbox, _ action: String, _ lines: [String], _ extra: [String] = []) throws -> RunResult {
+        let result = try sandbox.run(["git-credential", action] + extra, stdin: lines.map { $0 + "\n" }.joined() + "\n")
         #expect(result.status == 0, "git-credential \(action) failed: \(result.stderr)")
         return result
     }
@@ -35,6 +35,21 @@ struct GitCredentialCommandTests {
         #expect(try helper(sandbox, "get", origin).stdout == "")
         // Erasing again is not an error: git ignores it.
         _ = try helper(sandbox, "erase", origin + ["username=alice"])
+    }
+
+    /// git sends what it gets as Basic: a credential stored for Digest (or NTLM) never reaches it,
+    /// and one realm stored under both password methods is one realm, not an ambiguity.
+    @Test func onlyCredentialsThatMayGoOutAsBasicAreAnswered() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        try sandbox.add("https://git.example.com", user: "digest-only", password: "never-as-basic", ["--realm", "R", "--method", "digest"])
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "")
+        try sandbox.add("https://git.example.com", user: "ntlm-only", password: "never-either", ["--realm", "N", "--method", "ntlm"])
+
+        try sandbox.add("https://git.example.com", user: "alice", password: "any-method", ["--realm", "Staff"])
+        try sandbox.add("https://git.example.com", user: "bob", password: "basic-only", ["--realm", "Staff", "--method", "basic"])
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=alice\npassword=any-method\n")
+        #expect(try helper(sandbox, "get", origin + ["username=bob"], sandbox.storeArguments).stdout == "username=bob\npassword=basic-only\n")
     }
 
     @Test func theUsernamePicksTheCredentialAndThePortIsKept() throws {

@@ -39,6 +39,22 @@ struct NetrcCommandTests {
         #expect(listed.allSatisfy { $0["persistence"] as? String == "permanent" })
     }
 
+    /// curl sends a netrc password as Basic: a credential stored for Digest, NTLM or a form is
+    /// never written to the file.
+    @Test func exportWritesOnlyCredentialsThatMayGoOutAsBasic() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://digest.example.com", user: "d", password: "digest-secret", ["--method", "digest"])
+        try sandbox.add("https://ntlm.example.com", user: "n", password: "ntlm-secret", ["--method", "ntlm"])
+        try sandbox.add("https://basic.example.com", user: "b", password: "basic-pw", ["--method", "basic"])
+        try sandbox.add("https://any.example.com", user: "a", password: "any-pw")
+        let file = sandbox.root.appendingPathComponent("netrc")
+        #expect(try sandbox.run(["netrc", "export", file.path] + sandbox.storeArguments).status == 0)
+        let written = try String(contentsOf: file, encoding: .utf8)
+        #expect(written.contains("machine basic.example.com login b password basic-pw"))
+        #expect(written.contains("machine any.example.com login a password any-pw"))
+        #expect(!written.contains("digest-secret") && !written.contains("ntlm-secret"))
+    }
+
     @Test func aMissingFileExits74AndAMalformedOne65WithNothingStored() throws {
         let sandbox = try Sandbox()
         let missing = try sandbox.run(["netrc", "import", sandbox.root.appendingPathComponent("absent").path] + sandbox.storeArguments)
