@@ -1,4 +1,3 @@
-import ArgumentParser
 import CredentialStoreCLI
 import Foundation
 import Testing
@@ -52,17 +51,5 @@ struct CredstoreCommandTests {
         #expect(refused.prompts.count == 3)
         #expect(refused.stderr.split(separator: "\n").count == 3)
         #expect(!refused.stderr.contains("phrase\n"))
-    }
-
-    @Test func theCommittedCompletionScriptsAreTheGeneratedOnes() throws {
-        let completions = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("completions")
-        let scripts: [(CompletionShell, String)] = [(.bash, "credstore.bash"), (.zsh, "_credstore"), (.fish, "credstore.fish")]
-        for (shell, file) in scripts {
-            let committed = try String(contentsOf: completions.appendingPathComponent(file), encoding: .utf8)
-            let generated = CredstoreCommand.completionScript(for: shell)
-            #expect(committed.trimmingCharacters(in: .newlines) == generated.trimmingCharacters(in: .newlines),
-                    "completions/\(file) is stale: run `credstore --generate-completion-script \(shell)` > completions/\(file)")
-        }
     }
 }
