@@ -44,7 +44,7 @@ struct ListCommand: ParsableCommand {
             ("port", .number(space.port)),
             ("protocol", .string(space.protocol)),
             ("realm", .string(space.realm)),
-            ("method", .string(Describe.method(space.authenticationMethod))),
+            ("method", .string(Describe.methodJSON(space.authenticationMethod))),
             ("proxyType", .string(space.proxyType?.rawValue)),
             ("user", .string(entry.user)),
             ("persistence", .string(entry.persistence.rawValue)),

@@ -82,11 +82,19 @@ package enum JSONValue {
     }
 }
 
-/// The words the CLI uses for spaces, methods, tiers and dates, in tables and JSON alike.
+/// The words the CLI uses for spaces, methods, tiers and dates, in tables and JSON alike (but
+/// for the one JSON method word, ``methodJSON(_:)``).
 package enum Describe {
-    /// The `--method` word for a method (`basic`, `digest` …), or Foundation's name for others.
+    /// The `--method` word for a method (`basic`, `digest`, `any` …), or Foundation's name for others.
     package static func method(_ method: AuthenticationMethod) -> String {
         MethodName.allCases.first { $0.authenticationMethod == method }?.rawValue ?? method.rawValue
+    }
+
+    /// The `method` value of the JSON outputs: the `--method` word, except that
+    /// `AuthenticationMethod.default` stays `"default"`, the word the JSON outputs have always
+    /// used for it (their values keep their meaning across versions; docs/cli.md).
+    package static func methodJSON(_ method: AuthenticationMethod) -> String {
+        method == .default ? MethodName.default.rawValue : self.method(method)
     }
 
     /// `https://api.example.com:443`, or `proxy http://proxy.example.com:3128`, with the realm.
@@ -107,7 +115,7 @@ package enum Describe {
             ("port", .number(space.port)),
             ("protocol", .string(space.protocol)),
             ("realm", .string(space.realm)),
-            ("method", .string(method(space.authenticationMethod))),
+            ("method", .string(methodJSON(space.authenticationMethod))),
             ("proxyType", .string(space.proxyType?.rawValue)),
         ])
     }
