@@ -24,6 +24,11 @@ package enum CSV {
     package struct Malformed: Error, Equatable, Sendable {
         package var line: Int
         package var reason: String
+
+        package init(line: Int, reason: String) {
+            self.line = line
+            self.reason = reason
+        }
     }
 
     /// Reads every record of `text`.
