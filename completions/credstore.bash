@@ -477,13 +477,21 @@ _credstore_export() {
 
 _credstore_import() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --json --version -h --help)
+    non_repeating_flags=(--dry-run --overwrite --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--store --key-file)
+    non_repeating_options=(--from --persistence --store --key-file)
     __credstore_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
+    '--from')
+        __credstore_add_completions -W 'git-credentials'$'\n''keepassxc'$'\n''bitwarden'$'\n''chrome'
+        return
+        ;;
+    '--persistence')
+        __credstore_add_completions -W 'permanent'$'\n''synchronizable'
+        return
+        ;;
     '--store')
         __credstore_add_completions -f
         return

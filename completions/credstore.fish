@@ -45,7 +45,7 @@ function __credstore_parse_tokens -S
         case 'export'
             __credstore_parse_subcommand 1 'recipient=+' 'store=' 'key-file=' 'json' 'version' 'h/help'
         case 'import'
-            __credstore_parse_subcommand 1 'dry-run' 'store=' 'key-file=' 'json' 'version' 'h/help'
+            __credstore_parse_subcommand 1 'from=' 'dry-run' 'overwrite' 'persistence=' 'store=' 'key-file=' 'json' 'version' 'h/help'
         case 'device'
             __credstore_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -138,7 +138,7 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional 
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'verify' -d 'Check that every credential decrypts and the database is sound.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'watch' -d 'Print each change to the store as it happens.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'export' -d 'Write the synchronizable credentials to an encrypted bundle file.'
-complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'import' -d 'Merge a bundle into the store (last writer wins per credential).'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'import' -d 'Merge a bundle into the store, or bring in another store\'s file (--from).'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'device' -d 'Show this store\'s device key, or list, trust or untrust other devices.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'sync' -d 'Merge the other devices\' bundles from a shared folder, then write this store\'s.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore" -eq 1' -fa 'git-credential' -d 'A git credential helper: git runs it with get, store or erase.'
@@ -223,7 +223,10 @@ complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_op
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore export" version' -l 'version' -d 'Show the version.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore export" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_positional "credstore import" -eq 1' -F
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" from' -l 'from' -d 'Read FILE as another store\'s: git-credentials, keepassxc, bitwarden or chrome.' -rfka 'git-credentials keepassxc bitwarden chrome'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" dry-run' -l 'dry-run' -d 'Report what would change, and change nothing.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" overwrite' -l 'overwrite' -d 'With --from: replace the password the store holds for a site and user when the file has another.'
+complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" persistence' -l 'persistence' -d 'With --from: the tier of the imported credentials (permanent, the default, or synchronizable).' -rfka 'permanent synchronizable'
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" store' -l 'store' -d 'The store\'s database file (env CREDSTORE_STORE; default $XDG_DATA_HOME/credstore/credentials.db).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" key-file' -l 'key-file' -d 'The key file that unlocks the store (env CREDSTORE_KEY_FILE; default store.key beside the store).' -rF
 complete -c 'credstore' -n '__credstore_should_offer_completions_for_flags_or_options "credstore import" json' -l 'json' -d 'Print JSON, for scripts (schemas in docs/cli.md).'
