@@ -217,7 +217,7 @@ _credstore_add() {
         return
         ;;
     '--method')
-        __credstore_add_completions -W 'basic'$'\n''digest'$'\n''ntlm'$'\n''negotiate'$'\n''form'$'\n''default'
+        __credstore_add_completions -W 'basic'$'\n''digest'$'\n''ntlm'$'\n''negotiate'$'\n''form'$'\n''any'
         return
         ;;
     '--proxy')
@@ -255,7 +255,7 @@ _credstore_get() {
         return
         ;;
     '--method')
-        __credstore_add_completions -W 'basic'$'\n''digest'$'\n''ntlm'$'\n''negotiate'$'\n''form'$'\n''default'
+        __credstore_add_completions -W 'basic'$'\n''digest'$'\n''ntlm'$'\n''negotiate'$'\n''form'$'\n''any'
         return
         ;;
     '--proxy')
@@ -309,7 +309,7 @@ _credstore_remove() {
         return
         ;;
     '--method')
-        __credstore_add_completions -W 'basic'$'\n''digest'$'\n''ntlm'$'\n''negotiate'$'\n''form'$'\n''default'
+        __credstore_add_completions -W 'basic'$'\n''digest'$'\n''ntlm'$'\n''negotiate'$'\n''form'$'\n''any'
         return
         ;;
     '--proxy')
@@ -343,7 +343,7 @@ _credstore_default() {
         return
         ;;
     '--method')
-        __credstore_add_completions -W 'basic'$'\n''digest'$'\n''ntlm'$'\n''negotiate'$'\n''form'$'\n''default'
+        __credstore_add_completions -W 'basic'$'\n''digest'$'\n''ntlm'$'\n''negotiate'$'\n''form'$'\n''any'
         return
         ;;
     '--proxy')

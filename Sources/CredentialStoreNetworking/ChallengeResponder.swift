@@ -78,8 +78,11 @@ public final class CredentialChallengeResponder: Sendable {
     /// its `-sess` form), then Basic. A challenge without a realm (or with an empty one) is ignored,
     /// as RFC 7617 and RFC 7616 make the realm required; a Basic challenge whose space would
     /// receive the password in clear text is ignored unless ``allowsBasicOverPlainHTTP``; at
-    /// most ``maximumSpacesPerResponse`` spaces are looked up. Hostile challenge content (a
-    /// malformed header, a realm the store refuses) never throws: the response stands.
+    /// most ``maximumSpacesPerResponse`` spaces are looked up. Each challenge's credential comes
+    /// from `CredentialStorage.defaultCredential(answering:)`: its exact space, the same realm
+    /// under a compatible method, then the origin's credential stored without a realm. Hostile
+    /// challenge content (a malformed header, a realm the store refuses) never throws: the
+    /// response stands.
     ///
     /// - Parameters:
     ///   - url: The URL the request went to.
@@ -139,7 +142,7 @@ public final class CredentialChallengeResponder: Sendable {
             } else {
                 guard lookedUp.count < Self.maximumSpacesPerResponse else { continue }
                 do {
-                    credential = try storedCredential(for: space, url: url)
+                    credential = try storage.defaultCredential(answering: space)
                 } catch let error as CredentialStorageError where Self.isChallengeContentError(error) {
                     // A realm the store cannot hold, or a match it will not guess: the server's
                     // doing, so the response stands rather than an error escaping.
@@ -218,20 +221,6 @@ public final class CredentialChallengeResponder: Sendable {
     /// (`.none` keeps nothing, `.forSession` only in this storage's memory).
     public func succeeded(_ credential: Credential, for space: ProtectionSpace) throws {
         try storage.set(credential, for: space)
-    }
-
-    /// The stored default for a challenge's space: the exact space (realm and method) first, then
-    /// the space as users usually store it (same realm, the default method).
-    private func storedCredential(for space: ProtectionSpace, url: URL) throws -> Credential? {
-        if let credential = try storage.defaultCredential(for: space) { return credential }
-        if let proxyType = space.proxyType {
-            let anyMethod = ProtectionSpace(proxyHost: space.host, port: space.port, type: proxyType, realm: space.realm)
-            return try storage.defaultCredential(for: anyMethod)
-        }
-        // The realm is never nil here, so this is the exact (realm, default method) space and
-        // never an origin-wide guess: a credential stored for Digest cannot come back for Basic.
-        guard let realm = space.realm, !realm.isEmpty else { return nil }
-        return try storage.defaultCredential(for: url, realm: realm)
     }
 
     private func authorizationValue(

@@ -42,6 +42,31 @@ import Testing
         #expect(wrongHeader == .performDefaultHandling)
     }
 
+    /// Issue 14, point 1: the credential people store (no realm) answers a server's and a proxy's
+    /// challenge, which always name a realm; a Digest-only one is never sent as Basic.
+    @Test func credentialsStoredWithoutARealmAnswerTheChallengesThatNameOne() throws {
+        let store = try TemporaryStore()
+        let storage = try store.open()
+        let proxyUser = Credential(user: "proxy-user", password: "proxy-pw", persistence: .permanent)
+        try storage.set(alice, for: ProtectionSpace(url: URL(string: "https://api.example.com")!))
+        try storage.set(proxyUser, for: ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: .http, realm: nil))
+        let responder = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
+        let proxy = (host: "proxy.local", port: 3128, type: ProxyType.http)
+
+        let server = try responder.respond(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Staff""#)])
+        #expect(server == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
+        let viaProxy = try responder.respond(to: api, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="tinyproxy""#)], proxy: proxy)
+        #expect(viaProxy == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
+        // A challenge without a realm names no space.
+        #expect(try responder.respond(to: api, status: 401, headers: [("WWW-Authenticate", "Basic")]) == .rejectProtectionSpace)
+
+        let digestOnly = try TemporaryStore()
+        let digestStorage = try digestOnly.open()
+        try digestStorage.set(alice, for: ProtectionSpace(url: api, authenticationMethod: .httpDigest))
+        let basicOnly = CredentialChallengeResponder(storage: digestStorage)
+        #expect(try basicOnly.respond(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Staff""#)]) == .performDefaultHandling)
+    }
+
     @Test func aStoredCredentialThatFailedIsNotRetried() throws {
         let store = try TemporaryStore()
         let storage = try store.open()

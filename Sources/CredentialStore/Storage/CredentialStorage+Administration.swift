@@ -68,7 +68,7 @@ extension CredentialStorage {
                 entries.removeAll { $0.space == space && $0.user == user }
                 entries.append(CredentialEntry(space: space, user: user, persistence: credential.persistence, isDefault: false, created: nil, modified: nil))
             }
-            let defaultUser = try defaultCredential(for: space)?.user
+            let defaultUser = try exactDefaultCredential(for: space)?.user
             for index in entries.indices where entries[index].space == space {
                 entries[index].isDefault = entries[index].user == defaultUser
             }

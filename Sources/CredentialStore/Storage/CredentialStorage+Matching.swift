@@ -5,22 +5,57 @@ import CredentialStoreChallenges
 public import Foundation
 
 extension CredentialStorage {
+    /// The credential to answer a challenge for `space` with: the server's 401 or the proxy's 407
+    /// that named this realm and method.
+    ///
+    /// One order, the first space with a default answering:
+    /// 1. `space` itself;
+    /// 2. the same realm under a compatible method (``defaultCredential(for:)-(ProtectionSpace)``:
+    ///    for Basic the credential stored without a method, for Digest that one and then Basic's);
+    /// 3. the same origin's credential stored without a realm, under a compatible method — how
+    ///    `credstore add https://host --user bob` and `ProtectionSpace(url:)` store it.
+    ///
+    /// Never anything else: not another realm, scheme, host or port, never a proxy's credential
+    /// for a server or a server's for a proxy (they are different origins), and never a
+    /// credential stored for Digest when `space` asks for Basic, which would send its password in
+    /// the clear. A challenge that names no realm (`nil` or `""`) names no protection space and is
+    /// answered with nothing, whatever the origin holds.
+    ///
+    /// - Throws: `invalidProtectionSpace` for a space no store may hold, or the store's integrity
+    ///   and I/O errors.
+    public func defaultCredential(answering space: ProtectionSpace) throws -> Credential? {
+        try space.validate()
+        guard let realm = space.realm, !realm.isEmpty else { return nil }
+        if let credential = try defaultCredential(for: space) { return credential }
+        return try defaultCredential(for: space.replacing(realm: nil, authenticationMethod: space.authenticationMethod))
+    }
+
     /// The credential to answer a request to `url` with.
     ///
-    /// The exact space (the URL's scheme, host and port, `realm`, default method) comes first.
-    /// Without a realm, and with nothing stored under the exact space, the one space on the same
-    /// scheme, host and port that has a default answers. Several such spaces are ambiguous: the
-    /// call throws ``/CredentialStoreCore/CredentialStorageError/Code/ambiguousMatch`` naming their realms rather than
-    /// guess.
+    /// With a realm, this is ``defaultCredential(answering:)`` for the URL's scheme, host and port,
+    /// `realm` and no particular method (any password method): the realm's default, else the
+    /// origin's credential stored without a realm. Without a realm, the space without a realm comes
+    /// first; with nothing stored there, the one space on the same scheme, host and port that has a
+    /// default answers. Several such spaces are ambiguous: the call throws
+    /// ``/CredentialStoreCore/CredentialStorageError/Code/ambiguousMatch`` naming their realms
+    /// rather than guess.
     ///
     /// - Throws: `invalidProtectionSpace` for a URL without a host, `ambiguousMatch`, or the
     ///   store's integrity and I/O errors.
     public func defaultCredential(for url: URL, realm: String? = nil) throws -> Credential? {
         let exact = try ProtectionSpace(url: url, realm: realm)
+        if let realm, !realm.isEmpty { return try defaultCredential(answering: exact) }
         if let credential = try defaultCredential(for: exact) { return credential }
         guard realm == nil else { return nil }
 
-        let matches = try defaultsOnOrigin(of: exact).filter { $0.space != exact }
+        // One answer per realm: within a realm, the methods rank as a lookup without a method
+        // asks for them (any, then Basic, then the rest).
+        let rank = { (method: AuthenticationMethod) in AuthenticationMethod.default.answeringMethods.firstIndex(of: method) ?? 2 }
+        let matches = Dictionary(grouping: try defaultsOnOrigin(of: exact).filter { $0.space != exact }, by: \.space.realm)
+            .values.map { $0.min {
+                (rank($0.space.authenticationMethod), $0.space.authenticationMethod.rawValue)
+                    < (rank($1.space.authenticationMethod), $1.space.authenticationMethod.rawValue)
+            }! }
         switch matches.count {
         case 0:
             return nil

@@ -35,15 +35,19 @@ import Glibc
 /// - ``/CredentialStoreCore/StoreKey``
 /// ### Storing and removing
 /// - ``set(_:for:)``
+/// - ``remove(user:for:options:)``
 /// - ``remove(_:for:options:)``
 /// - ``RemovalOptions``
+/// ### Listing
+/// - ``entries()``
 /// ### Reading
 /// - ``credentials(for:)``
 /// - ``allCredentials()``
-/// - ``entries()``
 /// ### Defaults
 /// - ``defaultCredential(for:)-(ProtectionSpace)``
+/// - ``defaultCredential(answering:)``
 /// - ``defaultCredential(for:realm:)``
+/// - ``setDefault(user:for:)``
 /// - ``setDefaultCredential(_:for:)``
 /// ### Observing
 /// - ``changes()``
@@ -181,6 +185,33 @@ public final class CredentialStorage: Sendable {
         try mutate { try $0.set(credential, in: space, makeDefault: true) }
     }
 
+    /// Makes the credential that `user` already has in `space` the default, whatever its password
+    /// and tier, without restating the password.
+    ///
+    /// - Throws: `notFound` (and nothing changes) when `user` has no credential in `space` itself
+    ///   (the space is named exactly: a credential stored for another method or realm is not
+    ///   this space's), `invalidProtectionSpace`, or the store's I/O and integrity errors.
+    public func setDefault(user: String, for space: ProtectionSpace) throws {
+        try space.validate()
+        let found = try mutate { try $0.makeDefault(user: user, in: space) }
+        guard found else {
+            throw CredentialStorageError(.notFound, "\(String(reflecting: user)) has no credential in this protection space")
+        }
+    }
+
+    /// Removes the credential of `user` in `space`, whatever its password and tier.
+    ///
+    /// Removing the default clears it; no other credential is promoted.
+    ///
+    /// - Returns: whether anything was removed.
+    /// - Throws: `synchronizableRemovalNeedsOption` (and nothing changes) when the credential is
+    ///   synchronizable and `options` lacks ``RemovalOptions/removeSynchronizable``.
+    @discardableResult
+    public func remove(user: String, for space: ProtectionSpace, options: RemovalOptions = []) throws -> Bool {
+        try space.validate()
+        return try mutate { try $0.remove(user: user, in: space, options: options) }
+    }
+
     /// Removes the credential of `credential.user` in `space`, whatever its password and tier.
     ///
     /// Removing the default clears it; no other credential is promoted.
@@ -190,8 +221,7 @@ public final class CredentialStorage: Sendable {
     ///   synchronizable and `options` lacks ``RemovalOptions/removeSynchronizable``.
     @discardableResult
     public func remove(_ credential: Credential, for space: ProtectionSpace, options: RemovalOptions = []) throws -> Bool {
-        try space.validate()
-        return try mutate { try $0.remove(user: credential.user, in: space, options: options) }
+        try remove(user: credential.user, for: space, options: options)
     }
 
     // MARK: Reading
@@ -217,7 +247,11 @@ public final class CredentialStorage: Sendable {
         }, isMiss: \.isEmpty)
     }
 
-    /// Every credential of the store and of this instance's session, by space and user.
+    /// Every credential of the store and of this instance's session, by space and user, passwords
+    /// included: `URLCredentialStorage.allCredentials` in a call.
+    ///
+    /// To list what a store holds, use ``entries()``: it opens no password, and says which
+    /// credential is each space's default and when each changed.
     public func allCredentials() throws -> [ProtectionSpace: [String: Credential]] {
         try readFollowingRekey({ keys in
             let (rows, sessionTier) = try repository.read { (try $0.allCredentials(), currentSession()) }
@@ -235,18 +269,39 @@ public final class CredentialStorage: Sendable {
 
     /// The default credential of `space`: the one chosen as default, else the space's only
     /// credential, else nil.
+    ///
+    /// For the password methods ``/CredentialStoreCore/AuthenticationMethod/default`` means "any":
+    /// when `space` itself has no default, the same realm under each method of
+    /// ``/CredentialStoreCore/AuthenticationMethod/answeringMethods`` is asked in turn. A lookup for
+    /// Basic finds a credential stored without a method, and one stored without a method finds a
+    /// credential stored for Basic; a credential stored for Digest answers only Digest. The realm,
+    /// host, port, scheme and proxy are never relaxed here; ``defaultCredential(answering:)``
+    /// also falls back to the origin's credential without a realm.
     public func defaultCredential(for space: ProtectionSpace) throws -> Credential? {
         try space.validate()
         return try readFollowingRekey({ keys in
-            let spaceIndex = keys.spaceIndex(space)
-            let (sealed, sessionSpace) = try repository.read { reader in
-                // Most processes keep no session credentials: skip hashing the space then.
-                let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
-                // With session credentials beside a single stored one, the stored default choice decides.
-                return (try reader.space(spaceIndex), sessionSpace)
+            if let credential = try exactDefaultCredential(for: space, keys: keys) { return credential }
+            for candidate in space.compatibleSpaces.dropFirst() {
+                if let credential = try exactDefaultCredential(for: candidate, keys: keys) { return credential }
             }
-            return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
+            return nil
         }, isMiss: { $0 == nil })
+    }
+
+    /// The default rule over `space` alone, without falling back to another method.
+    func exactDefaultCredential(for space: ProtectionSpace) throws -> Credential? {
+        try readFollowingRekey({ try exactDefaultCredential(for: space, keys: $0) }, isMiss: { $0 == nil })
+    }
+
+    private func exactDefaultCredential(for space: ProtectionSpace, keys: StoreKeyring) throws -> Credential? {
+        let spaceIndex = keys.spaceIndex(space)
+        let (sealed, sessionSpace) = try repository.read { reader in
+            // Most processes keep no session credentials: skip hashing the space then.
+            let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
+            // With session credentials beside a single stored one, the stored default choice decides.
+            return (try reader.space(spaceIndex), sessionSpace)
+        }
+        return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
     }
 
     /// The store's current working keys.

@@ -88,6 +88,24 @@ struct Mutation {
         }
     }
 
+    /// Makes the credential `user` already has in `space` the default, whatever its password and
+    /// tier; returns false, changing nothing, when the user has none there.
+    mutating func makeDefault(user: String, in space: ProtectionSpace) throws -> Bool {
+        let spaceIndex = keys.spaceIndex(space)
+        let currentDefault = try explicitDefault(space: space, spaceIndex: spaceIndex)
+        let persistence: Persistence
+        if let sessionCredential = session[space].credentials[user] {
+            persistence = sessionCredential.persistence
+        } else if let row = try transaction.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user)) {
+            persistence = row.persistence
+        } else {
+            return false
+        }
+        try placeDefault(user, space: space, spaceIndex: spaceIndex)
+        if user != currentDefault { announce(.defaultChanged, space, user, persistence) }
+        return true
+    }
+
     mutating func remove(user: String, in space: ProtectionSpace, options: RemovalOptions) throws -> Bool {
         let spaceIndex = keys.spaceIndex(space)
         let currentDefault = try explicitDefault(space: space, spaceIndex: spaceIndex)

@@ -20,7 +20,10 @@ struct DefaultCommand: ParsableCommand {
         let protectionSpace = try space.protectionSpace()
         let missing = CommandFailure(.notFound, "no credential for \(user) at \(Describe.space(protectionSpace)); add it first with `credstore add \(space.url) --user \(user)`")
         let storage = try global.location(in: console).openExisting(console, orFail: missing)
-        guard let credential = try storage.credentials(for: protectionSpace)[user] else { throw missing }
-        try storage.setDefaultCredential(credential, for: protectionSpace)
+        do {
+            try storage.setDefault(user: user, for: protectionSpace)
+        } catch CredentialStorageError.Code.notFound {
+            throw missing
+        }
     }
 }

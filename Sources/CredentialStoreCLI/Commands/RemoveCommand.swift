@@ -29,7 +29,7 @@ struct RemoveCommand: ParsableCommand {
         let storage = try global.location(in: console).openExisting(console, orFail: nothing)
         let removed: Bool
         do {
-            removed = try storage.remove(Credential(user: user, password: "", persistence: .permanent), for: protectionSpace,
+            removed = try storage.remove(user: user, for: protectionSpace,
                                          options: synchronizable ? .removeSynchronizable : [])
         } catch CredentialStorageError.Code.synchronizableRemovalNeedsOption {
             throw CommandFailure(.usage, "the credential of \(user) at \(Describe.space(protectionSpace)) is synchronizable, so removing it removes it on every synced machine; add --synchronizable to confirm")

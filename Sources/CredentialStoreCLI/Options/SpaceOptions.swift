@@ -10,7 +10,7 @@ struct SpaceOptions: ParsableArguments {
     @Option(help: "The realm the server names in its challenge; compared exactly.")
     var realm: String?
 
-    @Option(help: "The authentication method.")
+    @Option(help: "The authentication method; `any` (the default) answers Basic and Digest.")
     var method: MethodName?
 
     @Option(help: "A proxy space of this type rather than a server space: the URL gives the proxy's host and port.")
@@ -66,9 +66,12 @@ struct SpaceRequest: Equatable {
     }
 }
 
-/// The `--method` words.
+/// The `--method` words. `any` is `AuthenticationMethod.default`, which for password methods
+/// means any of them; `default`, its earlier word, is still read and never printed.
 enum MethodName: String, CaseIterable, ExpressibleByArgument {
-    case basic, digest, ntlm, negotiate, form, `default`
+    case basic, digest, ntlm, negotiate, form, any, `default`
+
+    static var allValueStrings: [String] { allCases.filter { $0 != .default }.map(\.rawValue) }
 
     var authenticationMethod: AuthenticationMethod {
         switch self {
@@ -77,7 +80,7 @@ enum MethodName: String, CaseIterable, ExpressibleByArgument {
         case .ntlm: .ntlm
         case .negotiate: .negotiate
         case .form: .htmlForm
-        case .default: .default
+        case .any, .default: .default
         }
     }
 }

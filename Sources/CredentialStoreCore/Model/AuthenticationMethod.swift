@@ -43,3 +43,22 @@ public struct AuthenticationMethod: RawRepresentable, Hashable, Sendable, Codabl
         try container.encode(rawValue)
     }
 }
+
+extension AuthenticationMethod {
+    /// The methods whose stored credentials answer a request for this method, best first.
+    ///
+    /// For the password methods ``default`` means "any": a credential stored without a method
+    /// answers Basic and Digest. Basic is the method a plain password is sent with, so a credential
+    /// stored for Basic answers ``default`` requests and Digest ones too (Digest never sends the
+    /// password itself). A credential stored for Digest answers only Digest: sent as Basic, a
+    /// password its owner meant never to cross the wire would. Every other method answers only
+    /// itself.
+    public var answeringMethods: [AuthenticationMethod] {
+        switch self {
+        case .default: [.default, .httpBasic]
+        case .httpBasic: [.httpBasic, .default]
+        case .httpDigest: [.httpDigest, .default, .httpBasic]
+        default: [self]
+        }
+    }
+}

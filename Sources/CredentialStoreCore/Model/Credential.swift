@@ -10,8 +10,9 @@ public struct Credential: Hashable, Sendable {
     /// The tier the credential is kept in.
     public var persistence: Persistence
 
-    /// Creates a credential.
-    public init(user: String, password: String, persistence: Persistence) {
+    /// Creates a credential, kept on disk (``Persistence/permanent``) unless `persistence` says
+    /// otherwise: what a credential store is for.
+    public init(user: String, password: String, persistence: Persistence = .permanent) {
         self.user = user
         self.password = password
         self.persistence = persistence

@@ -169,3 +169,21 @@ extension ProtectionSpace: Codable {
         try container.encodeIfPresent(proxyType, forKey: .proxyType)
     }
 }
+
+extension ProtectionSpace {
+    /// The same space with another realm and method: what a lookup falls back to.
+    package func replacing(realm: String?, authenticationMethod: AuthenticationMethod) -> ProtectionSpace {
+        if let proxyType {
+            return ProtectionSpace(proxyHost: host, port: port, type: proxyType, realm: realm, authenticationMethod: authenticationMethod)
+        }
+        return ProtectionSpace(host: host, port: port, protocol: `protocol`, realm: realm, authenticationMethod: authenticationMethod)
+    }
+
+    /// The spaces whose defaults answer a lookup of this space, best first: this space, then the
+    /// same realm under each other method of ``AuthenticationMethod/answeringMethods``.
+    package var compatibleSpaces: [ProtectionSpace] {
+        authenticationMethod.answeringMethods.map {
+            $0 == authenticationMethod ? self : replacing(realm: realm, authenticationMethod: $0)
+        }
+    }
+}

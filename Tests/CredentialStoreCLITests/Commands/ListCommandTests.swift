@@ -49,7 +49,7 @@ struct ListCommandTests {
         #expect(alice["port"] as? Int == 443)
         #expect(alice["protocol"] as? String == "https")
         #expect(alice["realm"] is NSNull)
-        #expect(alice["method"] as? String == "default")
+        #expect(alice["method"] as? String == "any")
         #expect(alice["proxyType"] is NSNull)
         #expect(alice["user"] as? String == "alice")
         #expect(alice["persistence"] as? String == "permanent")

@@ -32,7 +32,7 @@ struct OutputTests {
     @Test func methodsUseTheOptionWords() {
         #expect(Describe.method(.httpBasic) == "basic")
         #expect(Describe.method(.htmlForm) == "form")
-        #expect(Describe.method(.default) == "default")
+        #expect(Describe.method(.default) == "any")
         #expect(Describe.method(.clientCertificate) == "NSURLAuthenticationMethodClientCertificate")
     }
 
