@@ -340,10 +340,11 @@ extension ForeignImport {
                                outcome.row.user, outcome.reason ?? ""])
         }
         var report = outcomes.isEmpty ? "" : table.rendered
-        report += "\(dryRun ? "Would import" : "Imported") from \(format.title) \(file): \(count(.add)) added, "
+        // The file name is the user's, but shown on a terminal all the same: escaped like a cell.
+        report += Describe.cell("\(dryRun ? "Would import" : "Imported") from \(format.title) \(file): \(count(.add)) added, "
             + "\(count(.update)) updated, \(count(.unchanged)) unchanged, \(count(.skip)) skipped"
-            + (dryRun ? " (dry run: nothing was written)" : "") + "\n"
-        if let advice { report += advice + "\n" }
+            + (dryRun ? " (dry run: nothing was written)" : "")) + "\n"
+        if let advice { report += Describe.cell(advice) + "\n" }
         console.output.write(report)
     }
 
