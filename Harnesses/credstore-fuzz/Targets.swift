@@ -139,6 +139,30 @@ func fuzzGitCredential(_ bytes: [UInt8]) {
     }
 }
 
+/// Another store's files for `credstore import --from`: CSV that parses renders back (every
+/// field quoted) and parses to the same records; each format's reader either refuses the file
+/// or returns rows in file order, each with a space or a reason to skip it, never trapping.
+func fuzzImport(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let records = try? CSV.records(text) {
+        precondition(zip(records, records.dropFirst()).allSatisfy { $0.line < $1.line } && records.allSatisfy { $0.line >= 1 },
+                     "CSV records out of order")
+        let rendered = records.map { record in
+            record.fields.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",") + "\r\n"
+        }.joined()
+        precondition((try? CSV.records(rendered))?.map(\.fields) == records.map(\.fields),
+                     "CSV render/parse is not a round trip for \(text.debugDescription)")
+    }
+    for format in ImportFormat.allCases {
+        guard let rows = try? ForeignImport.rows(text, format: format) else { continue }
+        precondition(zip(rows, rows.dropFirst()).allSatisfy { $0.line <= $1.line }, "\(format) rows out of order")
+        precondition(rows.allSatisfy { ($0.space != nil) != ($0.skipped != nil) }, "a \(format) row with neither a space nor a reason")
+        for row in rows {
+            if let space = row.space { _ = try? Credential(user: row.user, password: row.password, persistence: .permanent).validate(in: space) }
+        }
+    }
+}
+
 // MARK: - Seeds
 
 /// Seeds for the two text targets: the RFC 7235, 7617 and 7616 examples and a few odd shapes.
@@ -175,6 +199,13 @@ let gitCredentialSeeds: [String] = [
     "protocol=https\nhost=evil.example.com\nusername=a\rquit=1\npassword=p\u{0}x\n",
 ]
 
+let importSeeds: [String] = [
+    "https://al%20ice%40corp:p%40ss%3aw%2frd%25%c3%bc@git.example.com\nhttps://bob:s3cret@git.example.com%3a8443/team/repo.git\nsmtp://c:x@mail.example.com\n",
+    "\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\"\n\"Root\",\"GitHub\",\"alice\",\"gh, \"\"q\"\"\",\"https://github.com/login\",\"a\nb\"\n",
+    "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n,,login,Mail,,,0,\"https://a.example,https://b.example:444/x\",u,p,\n,,note,N,text,,0,,,,\n",
+    "\u{FEFF}name,url,username,password,note\r\nexample.com,https://example.com/,alice,\"comma, pass\",\"two\r\nlines\"\r\napp,android://h@com.x/,u,p,\r\n",
+]
+
 /// The target named `name` and its seeds; the bundle target opens its store on first use.
 func fuzzTarget(named name: String) throws -> (run: ([UInt8]) -> Void, seeds: [[UInt8]])? {
     switch name {
@@ -182,6 +213,7 @@ func fuzzTarget(named name: String) throws -> (run: ([UInt8]) -> Void, seeds: [[
     case "url": return (fuzzURL, urlSeeds.map { Array($0.utf8) })
     case "netrc": return (fuzzNetrc, netrcSeeds.map { Array($0.utf8) })
     case "git-credential": return (fuzzGitCredential, gitCredentialSeeds.map { Array($0.utf8) })
+    case "import": return (fuzzImport, importSeeds.map { Array($0.utf8) })
     case "bundle":
         let target = try BundleTarget()
         return (target.run, target.seeds)

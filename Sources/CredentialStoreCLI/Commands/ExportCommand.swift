@@ -46,28 +46,62 @@ struct ExportCommand: ParsableCommand {
     }
 }
 
-/// `credstore import FILE`: merges a bundle into the store.
+/// `credstore import FILE`: merges a bundle into the store; with `--from FORMAT`, brings in the
+/// credentials of another store's file.
+///
+/// One command for both, since both bring credentials into this store from a file; `--from`
+/// names a foreign format, and without it the file is credstore's own bundle, as before.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Merge a bundle into the store (last writer wins per credential).",
+        abstract: "Merge a bundle into the store, or bring in another store's file (--from).",
         discussion: """
             A passphrase bundle takes its passphrase from CREDSTORE_BUNDLE_PASSPHRASE or a prompt; \
             a recipient bundle needs none, but must be signed by a device this store trusts \
             (`credstore device trust`). A damaged, altered, truncated or foreign bundle is refused \
             and the store is left unchanged. --dry-run reports what would change and changes nothing.
+
+            With --from, FILE is another store's: git-credentials (git-credential-store's \
+            ~/.git-credentials), keepassxc, bitwarden or chrome (the CSV each exports; Chromium, \
+            Edge and Brave write Chrome's). Each login's URL gives the space (scheme, host, port; \
+            no realm; a git-credentials path gives the realm "git:PATH", as the git helper stores \
+            it). Rows without an http(s) URL, user or password, Bitwarden items that are not \
+            logins, repeated rows and rows whose user the store holds with another password \
+            (unless --overwrite) are skipped and listed with the reason. All credentials are \
+            written in one transaction: a malformed file writes nothing. Delete the file \
+            afterwards: it holds your passwords in plain text. See docs/cli.md for the columns.
             """)
 
-    @Argument(help: ArgumentHelp("The bundle file to merge.", valueName: "file"), completion: .file())
+    @Argument(help: ArgumentHelp("The bundle file to merge, or with --from the other store's file.", valueName: "file"), completion: .file())
     var file: String
+
+    @Option(name: .customLong("from"), help: ArgumentHelp("Read FILE as another store's: git-credentials, keepassxc, bitwarden or chrome.", valueName: "format"))
+    var format: ImportFormat?
 
     @Flag(help: "Report what would change, and change nothing.")
     var dryRun = false
 
+    @Flag(help: "With --from: replace the password the store holds for a site and user when the file has another.")
+    var overwrite = false
+
+    @Option(help: "With --from: the tier of the imported credentials (permanent, the default, or synchronizable).")
+    var persistence: PersistenceName?
+
     @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if format == nil, overwrite || persistence != nil {
+            throw ValidationError("--overwrite and --persistence go with --from FORMAT; a bundle's credentials keep the tiers they have")
+        }
+    }
 
     func run() throws {
         let console = Console.current
+        if let format {
+            try ForeignImport.run(file: file, format: format, persistence: (persistence ?? .permanent).persistence,
+                                  overwrite: overwrite, dryRun: dryRun, global: global, console: console)
+            return
+        }
         let storage = try global.location(in: console).openOrCreate(console)
         let report = try Self.merge(URL(fileURLWithPath: file), into: storage, dryRun: dryRun, console: console)
         console.output.write(global.json ? Self.json(report).rendered + "\n" : Self.text(report, dryRun: dryRun))

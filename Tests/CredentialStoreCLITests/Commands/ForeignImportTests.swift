@@ -1,0 +1,313 @@
+import CredentialStore
+import CredentialStoreCLI
+import CredentialStoreTestSupport
+import Foundation
+import Testing
+
+/// `credstore import FILE --from FORMAT`: a user's credentials brought over from git-credential-store,
+/// KeePassXC, Bitwarden and Chrome, on files in each one's own format.
+struct ForeignImportTests {
+    /// Writes `text` to a file in the sandbox and returns its path.
+    private func write(_ text: String, _ name: String, in sandbox: Sandbox) throws -> String {
+        let file = sandbox.root.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file)
+        return file.path
+    }
+
+    private func get(_ url: String, user: String? = nil, _ more: [String] = [], in sandbox: Sandbox) throws -> RunResult {
+        try sandbox.run(["get", url] + (user.map { ["--user", $0] } ?? []) + more + sandbox.storeArguments)
+    }
+
+    private func entries(_ output: String) throws -> [[String: Any]] {
+        try #require(jsonObject(output)["entries"] as? [[String: Any]])
+    }
+
+    // MARK: git-credential-store
+
+    /// The file is written by git itself: `git credential-store --file F store`, fed the protocol's
+    /// lines as git feeds them after a successful authentication.
+    @Test func aFileWrittenByGitCredentialStoreImportsWhereTheGitHelperFindsIt() throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.root.appendingPathComponent("git-credentials").path
+        func store(_ lines: [String]) throws {
+            let result = try runProgram("/usr/bin/git", ["credential-store", "--file", file, "store"],
+                                        stdin: lines.map { $0 + "\n" }.joined() + "\n", in: sandbox)
+            #expect(result.status == 0, "git credential-store failed: \(result.stderr)")
+        }
+        // Characters git must percent-encode: @ : / % space, and non-ASCII.
+        try store(["protocol=https", "host=git.example.com", "username=al ice@corp", "password=p@ss:w/rd%20ü ,\""])
+        // A port, and a path (git sends one when credential.useHttpPath is set).
+        try store(["protocol=https", "host=git.example.com:8443", "path=team/repo.git", "username=bob", "password=s3cret"])
+        try store(["protocol=http", "host=plain.example.com", "username=dave", "password=pw"])
+        try store(["protocol=smtp", "host=mail.example.com", "username=carol", "password=x"])
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.contains("%40corp"), "git encodes the user name: \(written)")
+
+        let imported = try sandbox.run(["import", file, "--from", "git-credentials", "--json"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let report = try jsonObject(imported.stdout)
+        #expect(report["added"] as? Int == 3)
+        #expect(report["skipped"] as? Int == 1)
+        let skipped = try entries(imported.stdout).filter { $0["action"] as? String == "skip" }
+        #expect(skipped.map { $0["user"] as? String } == ["carol"])
+        #expect((skipped.first?["reason"] as? String)?.contains("smtp") == true)
+
+        #expect(try get("https://git.example.com", in: sandbox).stdout == "p@ss:w/rd%20ü ,\"\n")
+        #expect(try get("http://plain.example.com", in: sandbox).stdout == "pw\n")
+        #expect(try get("https://git.example.com:8443", user: "bob", ["--realm", "git:team/repo.git"], in: sandbox).stdout == "s3cret\n")
+        // What git asks the helper with useHttpPath finds the credential the file held for that path.
+        let answer = try sandbox.run(["git-credential", "get"] + sandbox.storeArguments,
+                                     stdin: "protocol=https\nhost=git.example.com:8443\npath=team/repo.git\n\n")
+        #expect(answer.stdout == "username=bob\npassword=s3cret\n")
+        let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(listed.count == 3 && listed.allSatisfy { $0["persistence"] as? String == "permanent" })
+    }
+
+    @Test func aGitCredentialsLineThatIsNotAURLWritesNothing() throws {
+        let sandbox = try Sandbox()
+        let file = try write("https://a:b@one.example.com\nnot a url\n", "git-credentials", in: sandbox)
+        let result = try sandbox.run(["import", file, "--from", "git-credentials"] + sandbox.storeArguments)
+        #expect(result.status == 65)
+        #expect(result.stderrIsOneErrorLine)
+        #expect(result.stderr.contains("line 2"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path), "a malformed file creates no store")
+    }
+
+    // MARK: CSV exports
+
+    /// KeePassXC quotes every field and writes its columns in this order (2.7 adds TOTP, Icon,
+    /// Last Modified and Created after Notes).
+    private let keepassxc = """
+        "Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"
+        "Root","GitHub","alice","gh, ""quoted"" pass","https://github.com/login","line one
+        line two, with a comma","","0","2025-01-02T10:00:00Z","2025-01-01T10:00:00Z"
+        "Root/Work","Intranet","bøb","ünï©ødé ✓","https://intranet.example.com:8443/","","","0","",""
+        "Root","No URL","carol","pw","","","","0","",""
+        "Root","Bare host","dave","pw","example.org","","","0","",""
+        "Root","FTP","erin","pw","ftp://files.example.com","","","0","",""
+        "Root","Empty password","frank","","https://empty.example.com","","","0","",""
+        "Root","GitHub again","alice","gh, ""quoted"" pass","https://github.com/settings","","","0","",""
+        "Root","GitHub other","alice","other-pw-9","https://github.com","","","0","",""
+
+        """
+
+    @Test func aKeePassXCExportImportsItsWebLoginsAndNamesEverySkip() throws {
+        let sandbox = try Sandbox()
+        let file = try write(keepassxc, "keepassxc.csv", in: sandbox)
+        let imported = try sandbox.run(["import", file, "--from", "keepassxc", "--json"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try jsonObject(imported.stdout)["added"] as? Int == 2)
+        let rows = try entries(imported.stdout)
+        // The note's line break makes the Intranet row start on line 4.
+        #expect(rows.map { $0["line"] as? Int } == [2, 4, 5, 6, 7, 8, 9, 10])
+        #expect(rows.map { $0["action"] as? String } == ["add", "add", "skip", "skip", "skip", "skip", "skip", "skip"])
+        let reasons = rows.compactMap { $0["reason"] as? String }
+        #expect(reasons[0].contains("no URL"))
+        #expect(reasons[1].contains("no scheme"))
+        #expect(reasons[2].contains("ftp"))
+        #expect(reasons[3].contains("password is empty"))
+        #expect(reasons[4].contains("same site and user as line 2") && !reasons[4].contains("another password"))
+        #expect(reasons[5].contains("same site and user as line 2") && reasons[5].contains("another password"))
+        #expect(rows[0]["name"] as? String == "GitHub")
+
+        #expect(try get("https://github.com", in: sandbox).stdout == "gh, \"quoted\" pass\n")
+        #expect(try get("https://intranet.example.com:8443", user: "bøb", in: sandbox).stdout == "ünï©ødé ✓\n")
+        #expect(try get("https://empty.example.com", in: sandbox).status == 1)
+        // No password of the file is printed.
+        for secret in ["gh, \"quoted\" pass", "ünï©ødé ✓", "other-pw-9"] {
+            #expect(!imported.stdout.contains(secret) && !imported.stderr.contains(secret))
+        }
+    }
+
+    /// Bitwarden's individual vault export, as its exporter writes it: quotes only where needed,
+    /// several URIs of one login joined by commas in login_uri, and non-login items.
+    private let bitwarden = """
+        folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp
+        Work,1,login,Mail,"Notes with ""quotes"",
+        and a second line",custom: value,0,"https://mail.example.com,https://webmail.example.com:444/inbox",alice@example.com,"pa,ss""word",
+        ,,note,Secret note,the note text,,0,,,,
+        ,,card,Visa,,,0,,,,
+        ,,login,App,,,0,androidapp://com.example.app,app-user,pw,
+        ,,login,Κωδικός,,,1,https://greek.example.com,χρήστης,συνθηματικό,JBSWY3DPEHPK3PXP
+
+        """
+
+    @Test func aBitwardenExportImportsEachURIOfALoginAndSkipsOtherItems() throws {
+        let sandbox = try Sandbox()
+        let file = try write(bitwarden, "bitwarden.csv", in: sandbox)
+        let imported = try sandbox.run(["import", file, "--from", "bitwarden", "--json"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let report = try jsonObject(imported.stdout)
+        #expect(report["added"] as? Int == 3)
+        #expect(report["skipped"] as? Int == 3)
+        let skipped = try entries(imported.stdout).filter { $0["action"] as? String == "skip" }
+        #expect(skipped.map { $0["line"] as? Int } == [4, 5, 6])
+        #expect((skipped[0]["reason"] as? String)?.contains("note item, not a login") == true)
+        #expect((skipped[1]["reason"] as? String)?.contains("card item") == true)
+        #expect((skipped[2]["reason"] as? String)?.contains("androidapp") == true)
+        #expect(try get("https://mail.example.com", in: sandbox).stdout == "pa,ss\"word\n")
+        #expect(try get("https://webmail.example.com:444", in: sandbox).stdout == "pa,ss\"word\n")
+        #expect(try get("https://greek.example.com", user: "χρήστης", in: sandbox).stdout == "συνθηματικό\n")
+    }
+
+    /// Chrome's export (chrome://password-manager/settings), as Chromium writes it: CRLF line
+    /// ends and the `note` column of recent versions.
+    private let chrome = "name,url,username,password,note\r\n"
+        + "example.com,https://example.com/,alice,\"comma, pass\",\"two\r\nlines\"\r\n"
+        + "localhost,http://localhost:8080/,dev,devpw,\r\n"
+        + "com.example.app,android://hash@com.example.app/,app,pw,\r\n"
+        + "nouser.example,https://nouser.example/,,pw,\r\n"
+
+    @Test func aChromeExportImportsAndTheCredentialsAnswerWithoutARealm() throws {
+        let sandbox = try Sandbox()
+        let file = try write(chrome, "Chrome Passwords.csv", in: sandbox)
+        let imported = try sandbox.run(["import", file, "--from", "chrome"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("2 added, 0 updated, 0 unchanged, 2 skipped"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("it has no user name"))
+        #expect(try get("https://example.com", in: sandbox).stdout == "comma, pass\n")
+        #expect(try get("http://localhost:8080", in: sandbox).stdout == "devpw\n")
+        let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(listed.allSatisfy { $0["realm"] is NSNull && $0["isDefault"] as? Bool == true })
+    }
+
+    @Test func aFileOfTheWrongFormatIsRefusedByItsHeader() throws {
+        let sandbox = try Sandbox()
+        let file = try write(chrome, "chrome.csv", in: sandbox)
+        for format in ["keepassxc", "bitwarden"] {
+            let result = try sandbox.run(["import", file, "--from", format] + sandbox.storeArguments)
+            #expect(result.status == 65, "\(format)")
+            #expect(result.stderrIsOneErrorLine)
+            #expect(result.stderr.contains("column"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+    }
+
+    // MARK: Nothing written
+
+    @Test func aDryRunReportsAndWritesNothing() throws {
+        let sandbox = try Sandbox()
+        let file = try write(keepassxc, "keepassxc.csv", in: sandbox)
+        // No store yet: the dry run does not create one to find out.
+        let first = try sandbox.run(["import", file, "--from", "keepassxc", "--dry-run"] + sandbox.storeArguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("would add"))
+        #expect(first.stdout.contains("2 added") && first.stdout.contains("dry run: nothing was written"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+
+        try sandbox.add("https://github.com", user: "alice", password: "older")
+        let before = try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout
+        let second = try sandbox.run(["import", file, "--from", "keepassxc", "--dry-run", "--overwrite", "--json"] + sandbox.storeArguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try jsonObject(second.stdout)["updated"] as? Int == 1)
+        #expect(try jsonObject(second.stdout)["dryRun"] as? Bool == true)
+        #expect(try jsonObject(second.stdout)["advice"] is NSNull, "the file is still needed after a dry run")
+        #expect(try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout == before)
+        #expect(try get("https://github.com", in: sandbox).stdout == "older\n")
+    }
+
+    @Test func aMalformedFileWritesNothingEvenWhenItsFirstRowsAreFine() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://kept.example.com", user: "k", password: "kept")
+        let before = try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout
+        let good = "name,url,username,password\nok,https://ok.example.com,u,p\n"
+        let files: [(String, String)] = [
+            (good + "bad,https://bad.example.com,u,\"unterminated\n", "no closing quote"),
+            (good + "bad,https://bad.example.com,u\n", "3 fields"),
+            (good + "bad,https://bad.example.com,u,p\"q\n", "double quote"),
+            (good + "bad,https://bad.example.com,u,\"p\"q\n", "closing quote"),
+            ("title,url,username,password\nok,https://ok.example.com,u,p\n", "\"name\" column"),
+            ("", "empty"),
+        ]
+        for (text, expected) in files {
+            let file = try write(text, "bad.csv", in: sandbox)
+            let result = try sandbox.run(["import", file, "--from", "chrome"] + sandbox.storeArguments)
+            #expect(result.status == 65, "\(expected)")
+            #expect(result.stderrIsOneErrorLine)
+            #expect(result.stderr.contains(expected), "\(result.stderr)")
+            #expect(result.stderr.contains("nothing was imported"))
+        }
+        let notUTF8 = sandbox.root.appendingPathComponent("latin1.csv")
+        // "café" in Latin-1, as a spreadsheet might save it.
+        try Data(Array("name,url,username,password\nx,https://ok.example.com,u,caf".utf8) + [0xE9, 0x0A]).write(to: notUTF8)
+        #expect(try sandbox.run(["import", notUTF8.path, "--from", "chrome"] + sandbox.storeArguments).status == 65)
+        let missing = try sandbox.run(["import", sandbox.root.appendingPathComponent("absent.csv").path, "--from", "chrome"] + sandbox.storeArguments)
+        #expect(missing.status == 74)
+        #expect(try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout == before)
+    }
+
+    // MARK: Conflicts, tiers, advice
+
+    @Test func anExistingDifferentPasswordIsKeptUnlessOverwriteIsGiven() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://example.com", user: "alice", password: "mine")
+        let file = try write(chrome, "chrome.csv", in: sandbox)
+        let kept = try sandbox.run(["import", file, "--from", "chrome", "--json"] + sandbox.storeArguments)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let row = try #require(try entries(kept.stdout).first { $0["line"] as? Int == 2 })
+        #expect(row["action"] as? String == "skip")
+        #expect((row["reason"] as? String)?.contains("--overwrite") == true)
+        #expect(try get("https://example.com", in: sandbox).stdout == "mine\n")
+
+        let replaced = try sandbox.run(["import", file, "--from", "chrome", "--overwrite", "--json"] + sandbox.storeArguments)
+        #expect(try jsonObject(replaced.stdout)["updated"] as? Int == 1)
+        #expect(try jsonObject(replaced.stdout)["unchanged"] as? Int == 1, "localhost was imported the first time")
+        #expect(try get("https://example.com", in: sandbox).stdout == "comma, pass\n")
+    }
+
+    @Test func persistenceSynchronizableIsAFlagAndTheBundleFormGoesWithoutIt() throws {
+        let sandbox = try Sandbox()
+        let file = try write(chrome, "chrome.csv", in: sandbox)
+        let imported = try sandbox.run(["import", file, "--from", "chrome", "--persistence", "synchronizable"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(listed.count == 2 && listed.allSatisfy { $0["persistence"] as? String == "synchronizable" })
+        for flag in [["--overwrite"], ["--persistence", "permanent"]] {
+            let bundle = try sandbox.run(["import", file] + flag + sandbox.storeArguments)
+            #expect(bundle.status == 64, "\(flag)")
+            #expect(bundle.stderr.contains("--from"))
+        }
+    }
+
+    @Test func theImportTellsTheUserToDeleteThePlainTextFile() throws {
+        let sandbox = try Sandbox()
+        let file = try write(chrome, "it's mine.csv", in: sandbox)
+        let imported = try sandbox.run(["import", file, "--from", "chrome"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let quoted = "'" + file.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        #expect(imported.stdout.contains("shred -u \(quoted)"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("plain text"))
+        let json = try sandbox.run(["import", file, "--from", "chrome", "--json"] + sandbox.storeArguments)
+        #expect((try jsonObject(json.stdout)["advice"] as? String)?.contains("shred -u") == true)
+
+        let gitFile = try write("https://u:p@git.example.com\n", "git-credentials", in: sandbox)
+        let git = try sandbox.run(["import", gitFile, "--from", "git-credentials"] + sandbox.storeArguments)
+        #expect(git.stdout.contains("credential.helper"), "git would write the file again")
+    }
+
+    // MARK: The CSV reader
+
+    @Test func theCSVReaderFollowsRFC4180() throws {
+        let text = "\u{FEFF}a,b,c\r\n\"x,1\",\"say \"\"hi\"\"\",\"two\nlines\"\n,,\n\n\"\",z,\"\"\nlast,,"
+        let records = try CSV.records(text)
+        #expect(records == [
+            CSV.Record(fields: ["a", "b", "c"], line: 1),
+            CSV.Record(fields: ["x,1", "say \"hi\"", "two\nlines"], line: 2),
+            CSV.Record(fields: ["", "", ""], line: 4),
+            CSV.Record(fields: ["", "z", ""], line: 6),
+            CSV.Record(fields: ["last", "", ""], line: 7),
+        ])
+        #expect(throws: CSV.Malformed(line: 2, reason: "a quoted field has no closing quote")) { try CSV.records("a\n\"open\n,more") }
+        #expect(throws: CSV.Malformed.self) { try CSV.records("a,\"b\"c\n") }
+        #expect(throws: CSV.Malformed.self) { try CSV.records("a,b\"c\n") }
+    }
+
+    @Test func gitCredentialLinesDecodeAsGitEncodes() throws {
+        let rows = try ForeignImport.rows("https://a%3Ab:p%25%zz+@h.example.com:8443/x/y.git/\n", format: .gitCredentials)
+        #expect(rows.count == 1)
+        #expect(rows[0].user == "a:b")
+        #expect(rows[0].password == "p%%zz+")
+        #expect(rows[0].space?.port == 8443)
+        #expect(rows[0].space?.realm == "git:x/y.git")
+    }
+}
