@@ -287,7 +287,10 @@ public final class CredentialStorage: Sendable {
     package func defaultCredentialAndSpace(for space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
         try space.validate()
         return try readFollowingRekey({ keys in
-            for candidate in space.compatibleSpaces {
+            // The exact space answers almost every lookup: the compatible spaces (each a new
+            // canonical encoding) are built only when it does not.
+            if let credential = try exactDefaultCredential(for: space, keys: keys) { return (space, credential) }
+            for candidate in space.compatibleSpaces.dropFirst() {
                 if let credential = try exactDefaultCredential(for: candidate, keys: keys) { return (candidate, credential) }
             }
             return nil
@@ -296,7 +299,7 @@ public final class CredentialStorage: Sendable {
             // the session tier does not: a session credential of a later space may stand in for
             // the stored one of an earlier space, so it counts as a miss until the keys are checked.
             guard let found else { return true }
-            return found.space != space && found.credential.persistence == .forSession
+            return found.credential.persistence == .forSession && found.space != space
         })
     }
 
