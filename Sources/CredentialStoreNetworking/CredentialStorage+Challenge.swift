@@ -25,14 +25,11 @@ extension CredentialStorage {
     ///   server's doing and gives `nil`.
     public func credential(for challenge: URLAuthenticationChallenge) throws -> URLCredential? {
         let space = ProtectionSpace(challenge.protectionSpace)
-        guard Self.passwordMethods.contains(space.authenticationMethod), let realm = space.realm, !realm.isEmpty else { return nil }
+        guard AuthenticationMethod.passwordMethods.contains(space.authenticationMethod), let realm = space.realm, !realm.isEmpty else { return nil }
         do {
             return try defaultCredential(answering: space).map(URLCredential.init)
         } catch let error as CredentialStorageError where CredentialChallengeResponder.isChallengeContentError(error) {
             return nil
         }
     }
-
-    /// The methods a stored user and password can answer.
-    static let passwordMethods: Set<AuthenticationMethod> = [.default, .httpBasic, .httpDigest]
 }

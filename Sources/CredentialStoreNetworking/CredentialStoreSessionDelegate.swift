@@ -112,7 +112,7 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
     /// up leaves the challenge unanswered: a delegate cannot throw.
     public func disposition(for challenge: URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
         let method = AuthenticationMethod(rawValue: challenge.protectionSpace.authenticationMethod)
-        guard CredentialStorage.passwordMethods.contains(method) else { return (.performDefaultHandling, nil) }
+        guard AuthenticationMethod.passwordMethods.contains(method) else { return (.performDefaultHandling, nil) }
         #if canImport(FoundationNetworking)
         let unanswered = URLSession.AuthChallengeDisposition.cancelAuthenticationChallenge
         // corelibs answers only Basic itself; `.useCredential` for any other method is a fatalError.

@@ -52,7 +52,7 @@ extension CredentialStorage {
         // A lookup without a method asks for any password method: never a credential stored for
         // Digest (the caller may send it as Basic), NTLM or a form. One answer per realm, the
         // method a lookup without one asks first.
-        let sendable = AuthenticationMethod.default.answeringMethods
+        let sendable = AuthenticationMethod.sentAsBasic
         let matches = Dictionary(grouping: try defaultsOnOrigin(of: exact).filter {
             $0.space != exact && sendable.contains($0.space.authenticationMethod)
         }, by: \.space.realm).values.map { spaces in

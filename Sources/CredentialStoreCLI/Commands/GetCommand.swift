@@ -117,7 +117,7 @@ package struct Lookup: Equatable {
     private static func originSpace(of credential: Credential, near exact: ProtectionSpace, in storage: CredentialStorage) throws -> ProtectionSpace {
         // The spaces `defaultCredential(for: url)` chooses among: those whose credentials may go
         // out as Basic, the method a lookup without one asks first.
-        let sendable = AuthenticationMethod.default.answeringMethods
+        let sendable = AuthenticationMethod.sentAsBasic
         let candidates = try storage.entries().filter {
             $0.isDefault && $0.user == credential.user && $0.space != exact && $0.space.proxyType == nil
                 && $0.space.host == exact.host && $0.space.port == exact.port && $0.space.protocol == exact.protocol

@@ -153,7 +153,7 @@ package struct GitCredentialRequest: Equatable {
         guard space.realm == nil else { return nil }
         // git sends what it gets as Basic: only spaces whose credentials may go out as Basic (any
         // method, or Basic's), never one stored for Digest, NTLM or a form.
-        let sendable = AuthenticationMethod.default.answeringMethods
+        let sendable = AuthenticationMethod.sentAsBasic
         let spaces = try storage.entries().filter { entry in
             entry.space.proxyType == nil && entry.space.protocol == space.protocol && entry.space.host == space.host
                 && entry.space.port == space.port && sendable.contains(entry.space.authenticationMethod)

@@ -118,7 +118,7 @@ struct NetrcCommand: ParsableCommand {
                 "there is no store at \(location.path); check --store. \(file) was left as it was"))
             // curl sends a netrc password as Basic: only spaces whose credentials may go out as
             // Basic (any method, or Basic's), never one stored for Digest, NTLM or a form.
-            let sendable = AuthenticationMethod.default.answeringMethods
+            let sendable = AuthenticationMethod.sentAsBasic
             let spaces = try storage.entries().filter {
                 $0.isDefault && $0.space.proxyType == nil && ($0.space.protocol == "https" || $0.space.protocol == "http")
                     && sendable.contains($0.space.authenticationMethod)
@@ -172,7 +172,7 @@ struct NetrcCommand: ParsableCommand {
         /// Which space of a host speaks for it: https, then no realm, then the default port, and
         /// within a realm the method a lookup without one asks first (any, then Basic), as `get` does.
         private static func preferred(_ left: ProtectionSpace, _ right: ProtectionSpace) -> Bool {
-            let methods = AuthenticationMethod.default.answeringMethods
+            let methods = AuthenticationMethod.sentAsBasic
             func rank(_ space: ProtectionSpace) -> (Int, Int, Int, Int, String, Int) {
                 (space.protocol == "https" ? 0 : 1, space.realm == nil ? 0 : 1,
                  space.port == (space.protocol == "https" ? 443 : 80) ? 0 : 1, space.port, space.realm ?? "",

@@ -61,4 +61,13 @@ extension AuthenticationMethod {
         default: [self]
         }
     }
+
+    /// The methods whose credential is a user and password that answers a 401 or 407: any,
+    /// Basic and Digest.
+    package static let passwordMethods: Set<AuthenticationMethod> = [.default, .httpBasic, .httpDigest]
+
+    /// The methods whose credentials may go out as Basic (by git, curl through netrc, or a caller
+    /// that asked without a method), in the order a lookup without a method asks for them: any,
+    /// then Basic. Never Digest, NTLM or a form.
+    package static let sentAsBasic: [AuthenticationMethod] = AuthenticationMethod.default.answeringMethods
 }
