@@ -139,7 +139,14 @@ enum StoreFiles {
 
     /// Writes `bytes` to `url` (0600) through a temporary file and a rename, so a reader never
     /// sees half a file and a crash leaves the old one.
+    ///
+    /// Only a regular file (or nothing) is replaced: the rename would put the file in place of a
+    /// device (`/dev/null`, for root) or a FIFO another program reads.
     static func writeAtomically(_ url: URL, bytes: [UInt8]) throws {
+        var info = stat()
+        if lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFLNK {
+            throw CredentialStorageError(.io, "\(url.path) is not a regular file; only a regular file is replaced")
+        }
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         unlink(temporary.path)
         try bytes.withUnsafeBytes { _ = try createExclusive(temporary.path, contents: $0) }

@@ -41,7 +41,7 @@ struct ExportCommand: ParsableCommand {
         if global.json {
             console.output.write(JSONValue.object([("file", .string(file))]).rendered + "\n")
         } else {
-            console.output.write("Wrote \(file)\n")
+            console.output.write("Wrote \(Describe.cell(file))\n")
         }
     }
 }

@@ -162,7 +162,7 @@ struct NetrcCommand: ParsableCommand {
             if global.json {
                 console.output.write(JSONValue.object([("file", .string(file)), ("machines", .number(machines.count))]).rendered + "\n")
             } else {
-                console.output.write("Wrote \(machines.count) machine\(machines.count == 1 ? "" : "s") to \(file)\n")
+                console.output.write("Wrote \(machines.count) machine\(machines.count == 1 ? "" : "s") to \(Describe.cell(file))\n")
             }
             if refused > 0 {
                 throw CommandFailure(.dataError, "\(refused) host\(refused == 1 ? " was" : "s were") left out of \(file) (see above); replace those credentials with `credstore add`")
@@ -380,14 +380,21 @@ package enum Netrc {
     ///   passwords wherever it points) or the folder cannot be written.
     static func write(_ text: String, to path: String) throws {
         var info = stat()
-        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
-            throw CommandFailure(.ioError, "\(path) is a symbolic link; netrc export does not write through links, give the real path")
+        if lstat(path, &info) == 0 {
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                throw CommandFailure(.ioError, "\(Describe.cell(path)) is a symbolic link; netrc export does not write through links, give the real path")
+            }
+            // The rename below replaces whatever is at the path: a device (/dev/null, as root), a
+            // FIFO another program reads, would become a file of passwords.
+            if (info.st_mode & S_IFMT) != S_IFREG {
+                throw CommandFailure(.ioError, "\(Describe.cell(path)) is not a regular file; netrc export replaces only a regular file, give another path")
+            }
         }
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
-            throw CommandFailure(.ioError, "could not create a file beside \(path): \(String(cString: strerror(errno))); check the folder exists and is writable")
+            throw CommandFailure(.ioError, "could not create a file beside \(Describe.cell(path)): \(String(cString: strerror(errno))); check the folder exists and is writable")
         }
         var renamed = false
         defer {
@@ -405,7 +412,7 @@ package enum Netrc {
         if !failed { failed = fsync(descriptor) != 0 }
         close(descriptor)
         guard !failed, rename(temporary, path) == 0 else {
-            throw CommandFailure(.ioError, "could not write \(path): \(String(cString: strerror(errno))); nothing was changed")
+            throw CommandFailure(.ioError, "could not write \(Describe.cell(path)): \(String(cString: strerror(errno))); nothing was changed")
         }
         renamed = true
     }

@@ -150,6 +150,22 @@ struct NetrcCommandTests {
         #expect(throws: CommandFailure.self) { try Netrc.parse("machine a.example.com login x password \"open\nmachine b login y password z\n") }
     }
 
+    /// The atomic rename replaces whatever is at the path: a FIFO (or, for root, /dev/null) must
+    /// not become a file of passwords. The same holds for a bundle's `export`.
+    @Test func exportsRefuseATargetThatIsNotARegularFile() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://a.example.com", user: "u", password: "fifo-secret", ["--persistence", "synchronizable"])
+        let fifo = sandbox.root.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let netrc = try sandbox.run(["netrc", "export", fifo] + sandbox.storeArguments)
+        #expect(netrc.status == 74)
+        #expect(netrc.stderr.contains("not a regular file"))
+        let bundle = try sandbox.run(["export", fifo] + sandbox.storeArguments, environment: ["CREDSTORE_BUNDLE_PASSPHRASE": "bundle pass"])
+        #expect(bundle.status != 0)
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO, "the FIFO is still a FIFO")
+    }
+
     @Test func exportWritesOneDefaultPerHostAs0600() throws {
         let sandbox = try Sandbox()
         try sandbox.add("https://api.example.com", user: "alice", password: "a b\"c")
