@@ -165,16 +165,18 @@ package enum ForeignImport {
             }
             let userInfo = authority[..<at]
             let colon = userInfo.firstIndex(of: ":")
-            var path = rest[hostEnd...].drop(while: { $0 == "/" })
-            while path.hasSuffix("/") { path = path.dropLast() }
+            // As git: the leading slashes go before decoding, the trailing ones after it, so an
+            // encoded %2F keeps its place at the start and not at the end.
+            let path = rest[hostEnd...].drop(while: { $0 == "/" })
             guard let user = percentDecoded(userInfo[..<(colon ?? userInfo.endIndex)]),
                   let password = colon.map({ percentDecoded(userInfo[userInfo.index(after: $0)...]) }) ?? "",
                   let host = percentDecoded(authority[authority.index(after: at)...]),
-                  let decodedPath = percentDecoded(path) else {
+                  var decodedPath = percentDecoded(path) else {
                 row.skipped = "a percent-encoded value is not UTF-8 text"
                 rows.append(row)
                 continue
             }
+            while decodedPath.count > 1, decodedPath.hasSuffix("/") { decodedPath.removeLast() }
             (row.user, row.password) = (user, password)
             guard scheme == "https" || scheme == "http" else {
                 row.skipped = "its protocol is \(scheme); only http and https credentials are imported"

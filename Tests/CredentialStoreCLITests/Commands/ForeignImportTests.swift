@@ -310,4 +310,17 @@ struct ForeignImportTests {
         #expect(rows[0].space?.port == 8443)
         #expect(rows[0].space?.realm == "git:x/y.git")
     }
+
+    /// git trims a path's leading slashes before decoding it and its trailing ones after: an
+    /// encoded `%2F` at either end lands where git's own `path=` puts it, so the git helper finds it.
+    @Test func anEncodedSlashAtThePathsEndsIsTrimmedAsGitTrimsIt() throws {
+        let rows = try ForeignImport.rows("https://u:pw@gc.example.com/%2Fx/y%2F/\n", format: .gitCredentials)
+        #expect(rows.map(\.space?.realm) == ["git:/x/y"])
+        let sandbox = try Sandbox()
+        let file = sandbox.root.appendingPathComponent("git-credentials")
+        try Data("https://u:pw@gc.example.com/%2Fx/y%2F/\n".utf8).write(to: file)
+        #expect(try sandbox.run(["import", file.path, "--from", "git-credentials"]).status == 0)
+        let found = try sandbox.run(["git-credential", "get"], stdin: "protocol=https\nhost=gc.example.com\npath=/x/y\n\n")
+        #expect(found.stdout == "username=u\npassword=pw\n")
+    }
 }
