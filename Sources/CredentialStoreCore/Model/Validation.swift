@@ -56,17 +56,35 @@ extension Credential {
     /// Checks the user name and password against ``FieldRules`` and `space` against the space
     /// rules: the one check the storage's `set` paths and a sync import make.
     ///
-    /// - Throws: ``CredentialStorageError/Code/invalidInput`` for a CR, LF or NUL in any field,
-    ///   ``CredentialStorageError/Code/invalidProtectionSpace`` for a space a store cannot key.
+    /// - Throws: ``CredentialStorageError/Code/invalidInput`` for a CR, LF or NUL in any field or
+    ///   a user or password over its length limit, ``CredentialStorageError/Code/invalidProtectionSpace``
+    ///   for a space a store cannot key.
     package func validate(in space: ProtectionSpace) throws {
         try Self.validate(user: user, password: password)
         try space.validate()
     }
 
+    /// The longest user name, in UTF-8 bytes, as long as the longest realm.
+    package static let maximumUserBytes = 4096
+    /// The longest password, in UTF-8 bytes: with the longest host, realm and user it still fits
+    /// in one sync bundle item (1 MiB), so a credential the store takes can always be exported
+    /// and synced.
+    package static let maximumPasswordBytes = 1_000_000
+
     /// Checks a user name and, when there is one, a password (a sync deletion carries none).
     package static func validate(user: String?, password: String?) throws {
-        if let user { try FieldRules.checkLineSafe(user, field: "user name") }
-        if let password { try FieldRules.checkLineSafe(password, field: "password") }
+        if let user {
+            try FieldRules.checkLineSafe(user, field: "user name")
+            guard user.utf8.count <= maximumUserBytes else {
+                throw CredentialStorageError(.invalidInput, "the user name is longer than \(maximumUserBytes) bytes; it was refused")
+            }
+        }
+        if let password {
+            try FieldRules.checkLineSafe(password, field: "password")
+            guard password.utf8.count <= maximumPasswordBytes else {
+                throw CredentialStorageError(.invalidInput, "the password is longer than \(maximumPasswordBytes) bytes, more than a sync bundle carries; it was refused")
+            }
+        }
     }
 }
 

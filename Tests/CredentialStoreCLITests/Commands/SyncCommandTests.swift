@@ -83,6 +83,27 @@ struct SyncCommandTests {
         #expect((report["wrote"] as? String)?.hasSuffix(".csbundle") == true)
     }
 
+    /// Whatever the store takes, a bundle carries: the longest user and password the store
+    /// accepts export, and a password one byte longer is refused on the way in (here by
+    /// `import --from`, which has no line limit) instead of blocking every later export.
+    @Test func theLongestCredentialTheStoreTakesStillExports() throws {
+        let sandbox = try Sandbox()
+        let user = String(repeating: "u", count: 4096)
+        let longest = String(repeating: "p", count: 1_000_000)
+        let csv = sandbox.root.appendingPathComponent("export.csv")
+        try Data("name,url,username,password\nx,https://\(String(repeating: "h", count: 60)).example.com,\(user),\(longest)\ny,https://c.example.com,u,\(longest)p\n".utf8).write(to: csv)
+        let imported = try sandbox.run(["import", csv.path, "--from", "chrome", "--persistence", "synchronizable", "--json"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "import failed: \(imported.stderr)")
+        #expect(try jsonObject(imported.stdout)["added"] as? Int == 1)
+        #expect(try jsonObject(imported.stdout)["skipped"] as? Int == 1)
+        #expect(!imported.stdout.contains(longest))
+
+        let bundle = sandbox.root.appendingPathComponent("out.csbundle").path
+        let exported = try sandbox.run(["export", bundle] + sandbox.storeArguments,
+                                       environment: ["CREDSTORE_BUNDLE_PASSPHRASE": "bundle pass"])
+        #expect(exported.status == 0, "export failed: \(exported.stderr)")
+    }
+
     @Test func exportAndImportWithAPassphraseAndADryRun() throws {
         let laptop = try Sandbox(), desktop = try Sandbox()
         try laptop.add("https://git.example.com", user: "dev", password: "token-1", ["--persistence", "synchronizable"])
