@@ -435,7 +435,9 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     private static func fingerprintSQL(_ table: SealedRowFingerprint.Table) -> (table: String, columns: String, keyColumns: Int32, fingerprintColumns: Int32, key: String) {
         switch table {
         case .credentials:
-            ("credentials", "space_index, user_index, substr(sealed_space, -16), substr(sealed_credential, -16), persistence = 3", 2, 4,
+            // The origin index last, after the flag: it places the row in the seal's tree, and is
+            // bound into both tags.
+            ("credentials", "space_index, user_index, substr(sealed_space, -16), substr(sealed_credential, -16), persistence = 3, origin_index", 2, 4,
              "space_index = ? AND user_index = ?")
         case .defaultChoices:
             ("default_choices", "space_index, user_index, substr(sealed_user, -16), 0", 2, 3, "space_index = ?")
@@ -477,6 +479,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
                 fingerprint.tags += bytes
             }
         }
+        if table == .credentials { fingerprint.originIndex = row.blob(shape.fingerprintColumns + 1) ?? [0xFF] }
         return fingerprint
     }
 
@@ -520,9 +523,21 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         return (credentials, registers)
     }
 
+    /// The seal's table: `store_seal` since migration 0008, `table_seal` before (a store that a
+    /// test migrated only part of the way, and migration 0008 itself, which checks the old seal).
+    private func sealTable() throws -> String {
+        try db.hasTable("store_seal") ? "store_seal" : "table_seal"
+    }
+
     package func tableSeal() throws -> TableSeal? {
         var result: TableSeal?
-        try db.cachedStatement(sql: "SELECT generation, row_count, digest, mac FROM table_seal WHERE id = 1").forEachRawRow(binding: []) { row in
+        let statement: Statement
+        do {
+            statement = try db.cachedStatement(sql: "SELECT generation, row_count, digest, mac FROM store_seal WHERE id = 1")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            statement = try db.cachedStatement(sql: "SELECT generation, row_count, digest, mac FROM \(try sealTable()) WHERE id = 1")
+        }
+        try statement.forEachRawRow(binding: []) { row in
             guard let digest = row.blob(2), let mac = row.blob(3) else { throw Self.damagedRow }
             result = TableSeal(generation: row.int64(0), rowCount: row.int64(1), digest: digest, mac: mac)
         }
@@ -530,8 +545,74 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     package func setTableSeal(_ seal: TableSeal) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO table_seal (id, generation, row_count, digest, mac) VALUES (1, ?, ?, ?, ?)")
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(try sealTable()) (id, generation, row_count, digest, mac) VALUES (1, ?, ?, ?, ?)")
             .executeRaw([.integer(seal.generation), .integer(seal.rowCount), .blob(seal.digest), .blob(seal.mac)])
+    }
+
+    // MARK: Seal tree
+
+    package func sealNodes(_ ids: [Int64]) throws -> [Int64: [UInt8]] {
+        var result: [Int64: [UInt8]] = [:]
+        let statement = try db.cachedStatement(sql: "SELECT body FROM seal_nodes WHERE id = ?")
+        for id in ids where result[id] == nil {
+            try statement.forEachRawRow(values: [.integer(id)]) { row in
+                guard let body = row.blob(0) else { throw Self.damagedRow }
+                result[id] = body
+            }
+        }
+        return result
+    }
+
+    package func forEachSealNode(_ body: (Int64, [UInt8]) throws -> Void) throws {
+        try db.cachedStatement(sql: "SELECT id, body FROM seal_nodes ORDER BY id").forEachRawRow(values: []) { row in
+            guard let node = row.blob(1) else { throw Self.damagedRow }
+            try body(row.int64(0), node)
+        }
+    }
+
+    /// ``spaceSQL`` with the seal's row and four nodes of its tree (a bucket and the interior
+    /// nodes above it), told apart by their NULL origin and space (see ``spaceWithSeal(_:nodeIDs:)``).
+    private static let spaceWithSealSQL = """
+        \(spaceSQL)
+        UNION ALL
+        SELECT NULL, NULL, NULL, 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
+        UNION ALL
+        SELECT NULL, NULL, NULL, 2, id, NULL, body, NULL FROM seal_nodes WHERE id IN (?2, ?3, ?4, ?5)
+        """
+
+    package func spaceWithSeal(_ spaceIndex: BlindIndex, nodeIDs: [Int64]) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]]) {
+        precondition(nodeIDs.count == 4)
+        let statement = try db.cachedStatement(sql: Self.spaceWithSealSQL)
+        var space = SealedSpace(credentials: [], defaultChoice: nil)
+        var seal: TableSeal?
+        var nodes: [Int64: [UInt8]] = [:]
+        try statement.forEachRawRow(values: [.blob(spaceIndex.bytes)] + nodeIDs.map { .integer($0) }) { row in
+            if !row.isNull(2) {
+                space.credentials.append(try Self.credential(row))
+            } else if !row.isNull(0) {
+                guard let user = row.blob(1), let sealed = row.blob(6) else { throw Self.damagedRow }
+                space.defaultChoice = SealedDefault(spaceIndex: spaceIndex, userIndex: BlindIndex(user), sealedUser: sealed)
+            } else if row.int64(3) == 1 {
+                guard let digest = row.blob(6), let mac = row.blob(7) else { throw Self.damagedRow }
+                seal = TableSeal(generation: row.int64(4), rowCount: row.int64(5), digest: digest, mac: mac)
+            } else {
+                guard let body = row.blob(6) else { throw Self.damagedRow }
+                nodes[row.int64(4)] = body
+            }
+        }
+        return (space, seal, nodes)
+    }
+
+    package func setSealNode(_ id: Int64, body: [UInt8]?) throws {
+        if let body {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO seal_nodes (id, body) VALUES (?, ?)").executeRaw([.integer(id), .blob(body)])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM seal_nodes WHERE id = ?").executeRaw([.integer(id)])
+        }
+    }
+
+    package func deleteAllSealNodes() throws {
+        try db.execute(sql: "DELETE FROM seal_nodes")
     }
 
     // MARK: Row decoding

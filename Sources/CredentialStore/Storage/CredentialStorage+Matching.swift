@@ -76,9 +76,21 @@ extension CredentialStorage {
         let origin = space.originEncoding
         let keys = keys
         let originIndex = keys.originIndex(space)
-        let (rows, choices) = try repository.snapshotRead { reader in
+        let (rows, choices, seal, nodes) = try repository.snapshotRead { reader in
             let rows = try reader.credentials(origin: originIndex)
-            return (rows, try reader.defaultChoices(spaces: Set(rows.map(\.spaceIndex))))
+            let choices = try reader.defaultChoices(spaces: Set(rows.map(\.spaceIndex)))
+            guard sealChecks != nil else { return (rows, choices, nil as TableSeal?, [Int64: [UInt8]]()) }
+            let leaves = [SealTree.Leaf(kind: .origin, group: originIndex.bytes)]
+                + Set(rows.map(\.spaceIndex)).map { SealTree.Leaf(kind: .space, group: $0.bytes) }
+            return (rows, choices, try reader.tableSeal(), try reader.sealNodes(SealChecks.nodeIDs(for: leaves)))
+        }
+        if let sealChecks {
+            // The origin's rows are all there are (its leaf), and so are each space's and its choice.
+            var claims = [SealChecks.originClaim(originIndex, rows, keys: keys)]
+            for (spaceIndex, group) in Dictionary(grouping: rows, by: \.spaceIndex) {
+                claims.append(SealChecks.spaceClaim(spaceIndex, SealedSpace(credentials: group, defaultChoice: choices[spaceIndex]), keys: keys))
+            }
+            try sealChecks.check(claims, seal: seal, nodes: nodes, keys: keys)
         }
         let sessionSpaces = currentSession().spaces.filter { $0.key.originEncoding == origin }
 

@@ -75,6 +75,9 @@ public final class CredentialStorage: Sendable {
     }
     /// Told each new table-seal generation once it is committed.
     let anchor: AnchorFile?
+    /// What this instance has checked of the seal tree, for its lookups; nil for a store without
+    /// one (only a test migrates a store part of the way).
+    let sealChecks: SealChecks?
     /// Where every write and sync decision of this instance reads the time.
     let clock: any StoreClock
 
@@ -140,6 +143,7 @@ public final class CredentialStorage: Sendable {
         self.keyHolder = keyHolder
         self.header = opened.header
         self.anchor = opened.anchor
+        self.sealChecks = opened.hasSealTree ? SealChecks(storeID: opened.header.storeID, generation: opened.sealGeneration) : nil
         self.logger = logger
         let instanceID = Sodium.randomBytes(16)
         self.instanceID = instanceID
@@ -233,7 +237,7 @@ public final class CredentialStorage: Sendable {
             // The session snapshot is taken inside the serialized read: a write swaps the session
             // tier before its turn ends, so a user moving between tiers is always seen in one.
             let spaceIndex = keys.spaceIndex(space)
-            let (sealed, sessionSpace) = try repository.read { (try $0.space(spaceIndex), currentSession()[space]) }
+            let (sealed, sessionSpace) = try repository.read { (try checkedSpace(spaceIndex, reader: $0, keys: keys), currentSession()[space]) }
             // A lookup by user answers nothing from a space whose default choice betrays a deleted row.
             guard !sealed.defaultIsDangling else { throw Self.danglingDefault }
             var result: [String: Credential] = [:]
@@ -254,7 +258,10 @@ public final class CredentialStorage: Sendable {
     /// credential is each space's default and when each changed.
     public func allCredentials() throws -> [ProtectionSpace: [String: Credential]] {
         try readFollowingRekey({ keys in
-            let (rows, sessionTier) = try repository.read { (try $0.allCredentials(), currentSession()) }
+            let (rows, sessionTier) = try repository.snapshotRead { reader in
+                try checkEveryRow(reader, keys: keys)
+                return (try reader.allCredentials(), currentSession())
+            }
             var result: [ProtectionSpace: [String: Credential]] = [:]
             for row in rows {
                 let (space, credential) = try keys.decryptAll(row)
@@ -314,13 +321,32 @@ public final class CredentialStorage: Sendable {
             // Most processes keep no session credentials: skip hashing the space then.
             let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
             // With session credentials beside a single stored one, the stored default choice decides.
-            return (try reader.space(spaceIndex), sessionSpace)
+            return (try checkedSpace(spaceIndex, reader: reader, keys: keys), sessionSpace)
         }
         return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
     }
 
     /// The store's current working keys.
     var keys: StoreKeyring { keyHolder.keys }
+
+    /// Checks `claims`, made from rows `reader` returned, against the seal and the tree as the
+    /// same snapshot holds them; nothing for a store without a seal tree.
+    func checkLeaves(_ claims: @autoclosure () -> [SealChecks.Claim], reader: any CredentialRepositoryReading, keys: StoreKeyring) throws {
+        guard let sealChecks else { return }
+        let claims = claims()
+        let nodes = try reader.sealNodes(SealChecks.nodeIDs(for: claims.map(\.leaf)))
+        try sealChecks.check(claims, seal: try reader.tableSeal(), nodes: nodes, keys: keys)
+    }
+
+    /// A space's rows, checked against the seal tree: read with the seal and the nodes on the
+    /// space's path in one statement, so in one snapshot (``SealChecks``).
+    func checkedSpace(_ spaceIndex: BlindIndex, reader: any CredentialRepositoryReading, keys: StoreKeyring) throws -> SealedSpace {
+        guard let sealChecks else { return try reader.space(spaceIndex) }
+        let leaf = SealTree.Leaf(kind: .space, group: spaceIndex.bytes)
+        let (space, seal, nodes) = try reader.spaceWithSeal(spaceIndex, nodeIDs: SealTree.path(toBucket: leaf.bucket))
+        try sealChecks.check([SealChecks.spaceClaim(spaceIndex, space, keys: keys)], seal: seal, nodes: nodes, keys: keys)
+        return space
+    }
 
     /// Runs a read with the current keys. If it finds nothing, or fails authentication, and another
     /// process has rotated the root key meanwhile, follows the rotation and reads once more:
