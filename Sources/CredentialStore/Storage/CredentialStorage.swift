@@ -91,8 +91,10 @@ public final class CredentialStorage: Sendable {
     /// - Throws: ``/CredentialStoreCore/CredentialStorageError`` with code `wrongKey`, `corrupt`, `permissionsTooOpen`,
     ///   `notFound` (an existing store whose key file is missing), `unsupportedFormatVersion` or `io`.
     ///
-    /// Opening checks the table seal: a row deleted, restored from an older copy, or copied in
-    /// from another store throws `tamperDetected` here (see ``IntegrityCheck``).
+    /// Opening checks the table seal's MAC, in constant time whatever the store's size; every
+    /// read then checks the rows it returns against the seal's tree, so a row deleted, restored
+    /// from an older copy, or copied in from another store throws `tamperDetected` where it is
+    /// read (see ``IntegrityCheck``).
     ///
     /// A store older than its ``RollbackAnchor`` (a copy of the whole file from before later
     /// writes, put back) throws `tamperDetected` too.
@@ -118,17 +120,15 @@ public final class CredentialStorage: Sendable {
         self.init(databaseURL: databaseURL, opened: opened, logger: logger, clock: clock)
     }
 
-    /// When the whole-store integrity check (the table seal) runs.
+    /// What opening a store checks of the table seal. Whatever is chosen, every read checks the
+    /// rows it returns against the seal's tree (a lookup its space, a listing every row), and
+    /// each row's own authentication when it is opened.
     public enum IntegrityCheck: Sendable, Hashable {
-        /// When the store is opened: the initializer throws `tamperDetected` if rows were deleted,
-        /// restored from older copies or copied in from another store. Each row's own
-        /// authentication is checked whenever it is read, whatever this setting.
+        /// The seal's MAC and the rollback anchor: constant time, whatever the store's size. A
+        /// store whose seal was edited, or which is older than its anchor, throws `tamperDetected`.
         case onOpen
-        /// The seal's own MAC and the rollback anchor when the store is opened, both O(1); each
-        /// row's authentication when it is read. The full seal check reads every row, so this
-        /// is for a process that reads one credential and exits (`credstore get` on a large
-        /// store). A row deleted, or restored from an older copy of this same store, goes
-        /// unnoticed by reads; ``CredentialStorage/verify()`` still finds it.
+        /// The same as ``onOpen`` since the seal became a tree that every read checks; it once
+        /// skipped a full check of every row at open, which no open makes any more.
         case rowsOnly
         /// Nothing at open beyond the key: ``CredentialStorage/verify()`` reports the seal and
         /// the anchor with every other problem. For tools that diagnose a damaged store.
