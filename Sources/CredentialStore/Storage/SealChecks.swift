@@ -60,6 +60,15 @@ final class SealChecks: Sendable {
         return Claim(leaf: leaf, state: SealTree.state(of: leaf, rows: rows, keys: keys))
     }
 
+    /// The claim of the one-row tables' leaf: the device identity and the sync clock.
+    static func singletonsClaim(device: SealedDevice?, clock: (wall: Int64, counter: Int64)?, keys: StoreKeyring) -> Claim {
+        let leaf = SealTree.Leaf(kind: .singletons, group: [])
+        var rows: [SealedRowFingerprint] = []
+        if let device { rows.append(SealedRowFingerprint(device)) }
+        if let clock { rows.append(SealedRowFingerprint(syncClockWall: clock.wall, counter: clock.counter)) }
+        return Claim(leaf: leaf, state: SealTree.state(of: leaf, rows: rows, keys: keys))
+    }
+
     /// The ids of the nodes a lookup of `leaves` must read: each bucket and the nodes above it.
     static func nodeIDs(for leaves: [SealTree.Leaf]) -> [Int64] {
         var ids: [Int64] = []

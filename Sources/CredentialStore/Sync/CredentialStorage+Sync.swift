@@ -395,7 +395,15 @@ extension CredentialStorage {
     func deviceIdentity() throws -> DeviceIdentity {
         _ = try followRekey()
         let keys = keys
-        if let sealed = try repository.read({ try $0.device() }) {
+        let sealed = try repository.snapshotRead { reader in
+            let device = try reader.device()
+            // The identity and the clock are one leaf of the seal tree: a deleted identity is
+            // tampering, not a reason to make a new one.
+            let clock = try reader.syncClock()
+            try checkLeaves([SealChecks.singletonsClaim(device: device, clock: clock, keys: keys)], reader: reader, keys: keys)
+            return device
+        }
+        if let sealed {
             return try DeviceIdentity(opening: sealed, keys: keys)
         }
         return try mutate { try $0.ledger.device() }

@@ -115,6 +115,10 @@ import CredentialStoreTestSupport
         try a.setDefaultCredential(sync("bob", "pw"), for: space)
         try attack(laptop, edit)
         try expectRefused(laptop)
+        if edit.contains("device_identity") || edit.contains("sync_clock") {
+            // The identity is never silently made anew over a deleted one.
+            expectError(.tamperDetected) { try laptop.folder.open().deviceKey }
+        }
     }
 
     @Test func theSealFollowsEverySyncWrite() throws {
