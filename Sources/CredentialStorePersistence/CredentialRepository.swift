@@ -146,9 +146,11 @@ package protocol CredentialRepositoryReading {
     func sealNodes(_ ids: [Int64]) throws -> [Int64: [UInt8]]
     /// Every node of the seal tree, by ascending id, streamed (the full check).
     func forEachSealNode(_ body: (_ id: Int64, _ body: [UInt8]) throws -> Void) throws
-    /// ``space(_:)``, with the seal and the seal tree's nodes among `nodeIDs`, in one statement
-    /// and so one snapshot: what a lookup needs to check its answer.
-    func spaceWithSeal(_ spaceIndex: BlindIndex, nodeIDs: [Int64]) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]])
+    /// ``space(_:)``, with the seal and the seal tree's node `nodeID` (the space's bucket), in one
+    /// statement and so one snapshot: what a lookup needs to check its answer.
+    func spaceWithSeal(_ spaceIndex: BlindIndex, nodeID: Int64) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]])
+    /// The seal and the seal tree's nodes among `ids` (at most three), in one statement.
+    func sealWithNodes(_ ids: [Int64]) throws -> (seal: TableSeal?, nodes: [Int64: [UInt8]])
     /// Every sealed row's fingerprint in `tables`, streamed (the table seal's full check), with
     /// whether the row is one half of a synchronizable item: a credential row of the synchronizable
     /// tier, or a live (not deleted) sync register. The two halves must pair up, key for key.

@@ -551,12 +551,17 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     // MARK: Seal tree
 
+    /// A node of the seal tree that is not a blob: no writer of credstore stores one, and the
+    /// tree exists to catch edits, so it is tampering rather than damage.
+    private static let editedSealNode = CredentialStorageError(.tamperDetected,
+        "a node of the store's seal was edited outside credstore; restore the store from a backup")
+
     package func sealNodes(_ ids: [Int64]) throws -> [Int64: [UInt8]] {
         var result: [Int64: [UInt8]] = [:]
         let statement = try db.cachedStatement(sql: "SELECT body FROM seal_nodes WHERE id = ?")
         for id in ids where result[id] == nil {
             try statement.forEachRawRow(values: [.integer(id)]) { row in
-                guard let body = row.blob(0) else { throw Self.damagedRow }
+                guard let body = row.blob(0) else { throw Self.editedSealNode }
                 result[id] = body
             }
         }
@@ -565,28 +570,27 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     package func forEachSealNode(_ body: (Int64, [UInt8]) throws -> Void) throws {
         try db.cachedStatement(sql: "SELECT id, body FROM seal_nodes ORDER BY id").forEachRawRow(values: []) { row in
-            guard let node = row.blob(1) else { throw Self.damagedRow }
+            guard let node = row.blob(1) else { throw Self.editedSealNode }
             try body(row.int64(0), node)
         }
     }
 
-    /// ``spaceSQL`` with the seal's row and four nodes of its tree (a bucket and the interior
-    /// nodes above it), told apart by their NULL origin and space (see ``spaceWithSeal(_:nodeIDs:)``).
+    /// ``spaceSQL`` with the seal's row and one node of its tree (the space's bucket), told apart
+    /// by their NULL origin and space (see ``spaceWithSeal(_:nodeID:)``).
     private static let spaceWithSealSQL = """
         \(spaceSQL)
         UNION ALL
         SELECT NULL, NULL, NULL, 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
         UNION ALL
-        SELECT NULL, NULL, NULL, 2, id, NULL, body, NULL FROM seal_nodes WHERE id IN (?2, ?3, ?4, ?5)
+        SELECT NULL, NULL, NULL, 2, id, NULL, body, NULL FROM seal_nodes WHERE id = ?2
         """
 
-    package func spaceWithSeal(_ spaceIndex: BlindIndex, nodeIDs: [Int64]) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]]) {
-        precondition(nodeIDs.count == 4)
+    package func spaceWithSeal(_ spaceIndex: BlindIndex, nodeID: Int64) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]]) {
         let statement = try db.cachedStatement(sql: Self.spaceWithSealSQL)
         var space = SealedSpace(credentials: [], defaultChoice: nil)
         var seal: TableSeal?
         var nodes: [Int64: [UInt8]] = [:]
-        try statement.forEachRawRow(values: [.blob(spaceIndex.bytes)] + nodeIDs.map { .integer($0) }) { row in
+        try statement.forEachRawRow(values: [.blob(spaceIndex.bytes), .integer(nodeID)]) { row in
             if !row.isNull(2) {
                 space.credentials.append(try Self.credential(row))
             } else if !row.isNull(0) {
@@ -596,11 +600,35 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
                 guard let digest = row.blob(6), let mac = row.blob(7) else { throw Self.damagedRow }
                 seal = TableSeal(generation: row.int64(4), rowCount: row.int64(5), digest: digest, mac: mac)
             } else {
-                guard let body = row.blob(6) else { throw Self.damagedRow }
+                guard let body = row.blob(6) else { throw Self.editedSealNode }
                 nodes[row.int64(4)] = body
             }
         }
         return (space, seal, nodes)
+    }
+
+    private static let sealWithNodesSQL = """
+        SELECT 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
+        UNION ALL
+        SELECT 2, id, NULL, body, NULL FROM seal_nodes WHERE id IN (?1, ?2, ?3)
+        """
+
+    package func sealWithNodes(_ ids: [Int64]) throws -> (seal: TableSeal?, nodes: [Int64: [UInt8]]) {
+        precondition(ids.count <= 3)
+        var seal: TableSeal?
+        var nodes: [Int64: [UInt8]] = [:]
+        // -1 is no node's id.
+        let values = (ids + [-1, -1, -1]).prefix(3).map { RawValue.integer($0) }
+        try db.cachedStatement(sql: Self.sealWithNodesSQL).forEachRawRow(values: Array(values)) { row in
+            guard let blob = row.blob(3) else { throw row.int64(0) == 1 ? Self.damagedRow : Self.editedSealNode }
+            if row.int64(0) == 1 {
+                guard let mac = row.blob(4) else { throw Self.damagedRow }
+                seal = TableSeal(generation: row.int64(1), rowCount: row.int64(2), digest: blob, mac: mac)
+            } else {
+                nodes[row.int64(1)] = blob
+            }
+        }
+        return (seal, nodes)
     }
 
     package func setSealNode(_ id: Int64, body: [UInt8]?) throws {

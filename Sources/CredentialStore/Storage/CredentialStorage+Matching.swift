@@ -76,21 +76,14 @@ extension CredentialStorage {
         let origin = space.originEncoding
         let keys = keys
         let originIndex = keys.originIndex(space)
-        let (rows, choices, seal, nodes) = try repository.snapshotRead { reader in
+        let (rows, choices) = try repository.snapshotRead { reader in
             let rows = try reader.credentials(origin: originIndex)
             let choices = try reader.defaultChoices(spaces: Set(rows.map(\.spaceIndex)))
-            guard sealChecks != nil else { return (rows, choices, nil as TableSeal?, [Int64: [UInt8]]()) }
-            let leaves = [SealTree.Leaf(kind: .origin, group: originIndex.bytes)]
-                + Set(rows.map(\.spaceIndex)).map { SealTree.Leaf(kind: .space, group: $0.bytes) }
-            return (rows, choices, try reader.tableSeal(), try reader.sealNodes(SealChecks.nodeIDs(for: leaves)))
-        }
-        if let sealChecks {
             // The origin's rows are all there are (its leaf), and so are each space's and its choice.
-            var claims = [SealChecks.originClaim(originIndex, rows, keys: keys)]
-            for (spaceIndex, group) in Dictionary(grouping: rows, by: \.spaceIndex) {
-                claims.append(SealChecks.spaceClaim(spaceIndex, SealedSpace(credentials: group, defaultChoice: choices[spaceIndex]), keys: keys))
-            }
-            try sealChecks.check(claims, seal: seal, nodes: nodes, keys: keys)
+            try checkLeaves([SealChecks.originClaim(originIndex, rows, keys: keys)] + Dictionary(grouping: rows, by: \.spaceIndex).map {
+                SealChecks.spaceClaim($0.key, SealedSpace(credentials: $0.value, defaultChoice: choices[$0.key]), keys: keys)
+            }, reader: reader, keys: keys)
+            return (rows, choices)
         }
         let sessionSpaces = currentSession().spaces.filter { $0.key.originEncoding == origin }
 

@@ -326,27 +326,36 @@ public final class CredentialStorage: Sendable {
         return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
     }
 
-    /// The store's current working keys.
-    var keys: StoreKeyring { keyHolder.keys }
-
     /// Checks `claims`, made from rows `reader` returned, against the seal and the tree as the
-    /// same snapshot holds them; nothing for a store without a seal tree.
+    /// same snapshot (a transaction) holds them; nothing for a store without a seal tree.
     func checkLeaves(_ claims: @autoclosure () -> [SealChecks.Claim], reader: any CredentialRepositoryReading, keys: StoreKeyring) throws {
         guard let sealChecks else { return }
         let claims = claims()
-        let nodes = try reader.sealNodes(SealChecks.nodeIDs(for: claims.map(\.leaf)))
-        try sealChecks.check(claims, seal: try reader.tableSeal(), nodes: nodes, keys: keys)
+        let seal = try reader.tableSeal()
+        let buckets = try reader.sealNodes(SealChecks.bucketIDs(for: claims.map(\.leaf)))
+        let missing = try sealChecks.check(claims, seal: seal, buckets: buckets, keys: keys)
+        guard !missing.isEmpty else { return }
+        try sealChecks.learn(try reader.sealNodes(missing), requested: missing, seal: seal, keys: keys)
+        guard try sealChecks.check(claims, seal: seal, buckets: buckets, keys: keys).isEmpty else {
+            throw SealTree.tampered("a node of the seal tree does not match its parent")
+        }
     }
 
-    /// A space's rows, checked against the seal tree: read with the seal and the nodes on the
-    /// space's path in one statement, so in one snapshot (``SealChecks``).
+    /// A space's rows, checked against the seal tree: the rows, the seal and the space's bucket in
+    /// one statement, so in one snapshot; the interior nodes above the bucket come from what this
+    /// instance has checked under the same seal, or are read (with the seal) and checked once.
     func checkedSpace(_ spaceIndex: BlindIndex, reader: any CredentialRepositoryReading, keys: StoreKeyring) throws -> SealedSpace {
         guard let sealChecks else { return try reader.space(spaceIndex) }
         let leaf = SealTree.Leaf(kind: .space, group: spaceIndex.bytes)
-        let (space, seal, nodes) = try reader.spaceWithSeal(spaceIndex, nodeIDs: SealTree.path(toBucket: leaf.bucket))
-        try sealChecks.check([SealChecks.spaceClaim(spaceIndex, space, keys: keys)], seal: seal, nodes: nodes, keys: keys)
-        return space
+        let bucketID = SealTree.nodeID(level: SealTree.bucketLevel, position: leaf.bucket)
+        return try sealChecks.check(keys: keys, read: {
+            let (space, seal, nodes) = try reader.spaceWithSeal(spaceIndex, nodeID: bucketID)
+            return (space, [SealChecks.spaceClaim(spaceIndex, space, keys: keys)], seal, nodes)
+        }, readInterior: { try reader.sealWithNodes($0) })
     }
+
+    /// The store's current working keys.
+    var keys: StoreKeyring { keyHolder.keys }
 
     /// Runs a read with the current keys. If it finds nothing, or fails authentication, and another
     /// process has rotated the root key meanwhile, follows the rotation and reads once more:

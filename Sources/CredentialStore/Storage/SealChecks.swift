@@ -13,8 +13,9 @@ import Synchronization
 /// parent, and so on to the root under the seal's MAC.
 ///
 /// The interior nodes change only when the seal does; an instance keeps the bodies it has checked
-/// under the seal it checked them against, so a later lookup under the same seal compares bytes
-/// instead of hashing them again. The seal itself is compared byte for byte with the one last
+/// under the seal it checked them against, so a later lookup under the same seal reads and hashes
+/// only its bucket, against the kept parent (a node edited on disk meanwhile is never read: the
+/// kept copy is the one the seal vouched for). The seal itself is compared byte for byte with the one last
 /// checked, and a new one is authenticated; a seal whose generation is lower than one this
 /// instance has seen is a rollback of the store while it was open.
 final class SealChecks: Sendable {
@@ -69,56 +70,105 @@ final class SealChecks: Sendable {
         return Claim(leaf: leaf, state: SealTree.state(of: leaf, rows: rows, keys: keys))
     }
 
-    /// The ids of the nodes a lookup of `leaves` must read: each bucket and the nodes above it.
-    static func nodeIDs(for leaves: [SealTree.Leaf]) -> [Int64] {
+    /// The ids of the buckets that hold `leaves`.
+    static func bucketIDs(for leaves: [SealTree.Leaf]) -> [Int64] {
         var ids: [Int64] = []
         for leaf in leaves {
-            for id in SealTree.path(toBucket: leaf.bucket) where !ids.contains(id) { ids.append(id) }
+            let id = SealTree.nodeID(level: SealTree.bucketLevel, position: leaf.bucket)
+            if !ids.contains(id) { ids.append(id) }
         }
         return ids
     }
 
-    /// Checks `claims` against the tree: `seal` and `nodes` must come from the snapshot the
-    /// claims' rows were read in. Throws `tamperDetected` when any does not hold.
-    func check(_ claims: [Claim], seal: TableSeal?, nodes: [Int64: [UInt8]], keys: StoreKeyring) throws {
+    /// Checks `claims` against the tree: `seal` and `buckets` (the claims' buckets, absent ones
+    /// left out) must come from the snapshot the claims' rows were read in. Returns the interior
+    /// nodes it has not checked under this seal yet (empty: the claims hold); the caller reads
+    /// them with the seal and hands them to ``learn(_:requested:seal:keys:)``, then asks again.
+    /// Throws `tamperDetected` when a claim does not hold.
+    func check(_ claims: [Claim], seal: TableSeal?, buckets: [Int64: [UInt8]], keys: StoreKeyring) throws -> [Int64] {
         try state.withLock { state in
-            if state.seal != seal {
-                let seal = try TableSealing.authenticated(seal, keys: keys, storeID: storeID)
-                guard seal.generation >= state.highestGeneration else {
-                    throw TableSealing.tampered(
-                        "the seal went back from generation \(state.highestGeneration) to \(seal.generation) while the store was open")
-                }
-                state.seal = seal
-                state.interior = [:]
-                state.highestGeneration = seal.generation
-            }
-            let root = state.seal!.digest
+            try Self.adopt(seal, into: &state, storeID: storeID, keys: keys)
+            var missing: [Int64] = []
             for claim in claims {
                 let path = SealTree.path(toBucket: claim.leaf.bucket)
-                let bucketID = path[SealTree.bucketLevel]
-                let bucket = nodes[bucketID]
-                guard let entries = SealTree.decodeBucket(bucket) else { throw SealTree.tampered("a bucket of the seal tree does not parse") }
-                let recorded = SealTree.recorded(claim.leaf, in: entries)
-                guard recorded.count == claim.state.count, Sodium.constantTimeEquals(recorded.digest, claim.state.digest) else {
+                for id in path.dropLast() where state.interior[id] == nil && !missing.contains(id) { missing.append(id) }
+            }
+            guard missing.isEmpty else { return missing }
+            for claim in claims {
+                let bucketID = SealTree.nodeID(level: SealTree.bucketLevel, position: claim.leaf.bucket)
+                let bucket = buckets[bucketID]
+                let (parentID, slot) = SealTree.parent(of: bucketID)
+                guard Sodium.constantTimeEquals(SealTree.hash(node: bucketID, body: bucket, keys: keys),
+                                                Array(SealTree.slot(slot, of: state.interior[parentID]!)))
+                else {
+                    throw SealTree.tampered("a bucket of the seal tree does not match its parent")
+                }
+                guard let recorded = SealTree.recorded(claim.leaf, inBucket: bucket), recorded.count == claim.state.count,
+                      Sodium.constantTimeEquals(recorded.digest, claim.state.digest)
+                else {
                     throw TableSealing.tampered("the rows differ from those sealed")
                 }
-                // Down from the root: each node's hash must be its slot in the checked parent.
-                var expected = root
-                for id in path {
-                    let body = nodes[id]
-                    if SealTree.level(of: id) < SealTree.bucketLevel, let known = state.interior[id], known == (body ?? []) {
-                        expected = Array(SealTree.slot(SealTree.parent(of: path[SealTree.level(of: id) + 1]).slot, of: body))
-                        continue
-                    }
-                    guard Sodium.constantTimeEquals(SealTree.hash(node: id, body: body, keys: keys), expected) else {
-                        throw SealTree.tampered("a node of the seal tree does not match its parent")
-                    }
-                    guard SealTree.level(of: id) < SealTree.bucketLevel else { break }
-                    state.interior[id] = body ?? []
-                    expected = Array(SealTree.slot(SealTree.parent(of: path[SealTree.level(of: id) + 1]).slot, of: body))
+            }
+            return []
+        }
+    }
+
+    /// Checks the interior nodes `requested` (those of them in `found`; the others are absent,
+    /// so empty) against `seal`, from the root down, and keeps them for later lookups under it.
+    func learn(_ found: [Int64: [UInt8]], requested: [Int64], seal: TableSeal?, keys: StoreKeyring) throws {
+        try state.withLock { state in
+            try Self.adopt(seal, into: &state, storeID: storeID, keys: keys)
+            for id in requested.sorted(by: { SealTree.level(of: $0) < SealTree.level(of: $1) }) where state.interior[id] == nil {
+                let body = found[id]
+                let expected: [UInt8]
+                if SealTree.level(of: id) == 0 {
+                    expected = state.seal!.digest
+                } else {
+                    let (parentID, slot) = SealTree.parent(of: id)
+                    guard let parent = state.interior[parentID] else { continue }
+                    expected = Array(SealTree.slot(slot, of: parent))
                 }
+                guard Sodium.constantTimeEquals(SealTree.hash(node: id, body: body, keys: keys), expected) else {
+                    throw SealTree.tampered("a node of the seal tree does not match its parent")
+                }
+                state.interior[id] = body ?? []
             }
         }
+    }
+
+    /// Makes `seal` the one checked against: the same bytes as the last one need nothing; a new
+    /// one is authenticated, must not be older than one seen, and empties the nodes kept.
+    private static func adopt(_ seal: TableSeal?, into state: inout State, storeID: [UInt8], keys: StoreKeyring) throws {
+        guard state.seal != seal else { return }
+        let seal = try TableSealing.authenticated(seal, keys: keys, storeID: storeID)
+        guard seal.generation >= state.highestGeneration else {
+            throw TableSealing.tampered(
+                "the seal went back from generation \(state.highestGeneration) to \(seal.generation) while the store was open")
+        }
+        state.seal = seal
+        state.interior = [:]
+        state.highestGeneration = seal.generation
+    }
+
+    /// Checks `claims` with what `read` returns, reading the interior nodes it lacks with
+    /// `readInterior` (the seal and those nodes, in one snapshot). Between the two reads another
+    /// writer may commit a new seal: then it reads again.
+    func check<T>(
+        keys: StoreKeyring,
+        read: () throws -> (result: T, claims: [Claim], seal: TableSeal?, buckets: [Int64: [UInt8]]),
+        readInterior: ([Int64]) throws -> (seal: TableSeal?, nodes: [Int64: [UInt8]])
+    ) throws -> T {
+        for _ in 0..<4 {
+            let (result, claims, seal, buckets) = try read()
+            var missing = try check(claims, seal: seal, buckets: buckets, keys: keys)
+            if missing.isEmpty { return result }
+            let interior = try readInterior(missing)
+            guard interior.seal == seal else { continue }
+            try learn(interior.nodes, requested: missing, seal: seal, keys: keys)
+            missing = try check(claims, seal: seal, buckets: buckets, keys: keys)
+            if missing.isEmpty { return result }
+        }
+        throw CredentialStorageError(.io, "the store kept changing while it was read; retry")
     }
 
     /// Notes a seal this instance committed or checked in full, so that a later lookup does not

@@ -202,9 +202,25 @@ enum SealTree {
         return body
     }
 
-    /// The state a bucket records for `leaf` (empty when it lists none).
-    static func recorded(_ leaf: Leaf, in entries: [(leaf: Leaf, state: LeafState)]) -> LeafState {
-        entries.first { $0.leaf == leaf }?.state ?? LeafState()
+    /// The state a bucket records for `leaf` (empty when it lists none), found in its body without
+    /// decoding the other entries; nil when the body does not parse.
+    static func recorded(_ leaf: Leaf, inBucket body: [UInt8]?) -> LeafState? {
+        guard let body else { return LeafState() }
+        var offset = 0
+        while offset < body.count {
+            guard offset + 2 <= body.count, Leaf.Kind(rawValue: body[offset]) != nil else { return nil }
+            let groupCount = Int(body[offset + 1])
+            let end = offset + 2 + groupCount + 8 + digestBytes
+            guard end <= body.count else { return nil }
+            if body[offset] == leaf.kind.rawValue, groupCount == leaf.group.count,
+               body[(offset + 2)..<(offset + 2 + groupCount)].elementsEqual(leaf.group) {
+                var count: Int64 = 0
+                for byte in body[(offset + 2 + groupCount)..<(offset + 10 + groupCount)] { count = count << 8 | Int64(byte) }
+                return LeafState(count: count, digest: Array(body[(offset + 10 + groupCount)..<end]))
+            }
+            offset = end
+        }
+        return LeafState()
     }
 
     static func tampered(_ detail: String) -> CredentialStorageError {

@@ -107,8 +107,10 @@ import CredentialStoreTestSupport
             try storage.set(Fixture.credential("alice"), for: space)
             try storage.set(Fixture.credential("bob"), for: space)
         }
+        let index = try spaceIndex()
         try edit { db in
-            try db.execute(sql: "DELETE FROM credentials WHERE user_index = (SELECT min(user_index) FROM credentials)")
+            try db.execute(sql: "DELETE FROM credentials WHERE space_index = ?1 AND user_index = (SELECT min(user_index) FROM credentials WHERE space_index = ?1)",
+                           arguments: [index])
         }
         try expectSealBroken()
     }
@@ -192,6 +194,78 @@ import CredentialStoreTestSupport
         }
         // An older seal is below the generation the rollback anchor recorded.
         try expectOpenRefused()
+    }
+
+    @Test func tamperingWhileTheStoreIsOpenIsSeenByTheNextLookup() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        try storage.set(Fixture.credential("bob", "b1"), for: space)
+        // Checked once: the interior nodes above the bucket are kept for later lookups.
+        #expect(try storage.credentials(for: space).count == 2)
+        let index = try spaceIndex()
+        try edit { try $0.execute(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index NOT IN (SELECT user_index FROM default_choices)", arguments: [index]) }
+        try Self.lookups(of: space)(storage)
+        #expect(try storage.defaultCredential(for: elsewhere)?.password == "untouched")
+    }
+
+    /// Every table a lookup depends on, as raw rows.
+    private func snapshotTables() throws -> [String: [Row]] {
+        try store.rawDatabase().read { db in
+            var tables: [String: [Row]] = [:]
+            for table in ["credentials", "default_choices", "seal_nodes", "store_seal"] {
+                tables[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table)")
+            }
+            return tables
+        }
+    }
+
+    private func putBack(_ tables: [String: [Row]], only names: [String]) throws {
+        try edit { db in
+            for name in names {
+                try db.execute(sql: "DELETE FROM \(name)")
+                for row in tables[name]! { try insert(row, into: name, db) }
+            }
+        }
+    }
+
+    @Test func anOlderCopyOfTheTreeWithoutItsSealIsDetected() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        let old = try snapshotTables()
+        try storage.set(Fixture.credential("alice", "a2"), for: space)
+        // The rows and the tree's nodes of before, under the current seal: the root differs.
+        try putBack(old, only: ["credentials", "default_choices", "seal_nodes"])
+        expectError(.tamperDetected) { try store.open().defaultCredential(for: space) }
+        // An instance that kept the nodes it checked refuses too: the bucket is not its parent's.
+        expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
+        let report = try store.open(integrityCheck: .deferredToVerify).verify()
+        #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)")
+    }
+
+    @Test func aWholeOlderStatePutBackUnderAnOpenStoreIsRefusedByIt() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        let old = try snapshotTables()
+        try storage.set(Fixture.credential("alice", "a2"), for: space)
+        #expect(try storage.defaultCredential(for: space)?.password == "a2")
+        // Consistent in itself, seal included: only a generation seen before gives it away.
+        try putBack(old, only: ["credentials", "default_choices", "seal_nodes", "store_seal"])
+        expectError(.tamperDetected, secrets: ["a1"]) { try storage.defaultCredential(for: space) }
+        expectError(.tamperDetected) { try store.open() }
+    }
+
+    @Test func anEditedNodeOfTheTreeIsDetectedByLookupsAndRefusedByWrites() throws {
+        do { try store.open().set(Fixture.credential("alice", "a1"), for: space) }
+        // Every interior node (level < 3) replaced by bytes of its size: each is its parent's slot.
+        try edit { try $0.execute(sql: "UPDATE seal_nodes SET body = randomblob(length(body)) WHERE id < (3 << 32)") }
+        let storage = try store.open()
+        expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
+        expectError(.tamperDetected) { try storage.defaultCredential(for: elsewhere) }
+        expectError(.tamperDetected) { try storage.set(Fixture.credential("bob", "b1"), for: space) }
+        #expect(!(try store.open(integrityCheck: .deferredToVerify).verify().isSound))
+        // A node that is not a blob at all is tampering too, not damage.
+        try edit { try $0.execute(sql: "UPDATE seal_nodes SET body = 'text' WHERE id = (SELECT max(id) FROM seal_nodes)") }
+        expectError(.tamperDetected) { try store.open().entries() }
     }
 
     @Test func aWrongKeyIsReportedAsSuchBeforeAnySealCheck() throws {
