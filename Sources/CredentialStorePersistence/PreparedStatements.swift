@@ -16,6 +16,7 @@ package final class PreparedStatements: @unchecked Sendable {
     package enum Key: Int, CaseIterable {
         case space, credentialByKey, defaultChoice, syncItemByKey, changeLogPosition, keyGeneration
         case insertCredential, replaceCredential, insertDefaultChoice, replaceDefaultChoice, appendChange
+        case firstKeptChange, pruneChangeLog
 
         var sql: String {
             switch self {
@@ -32,6 +33,8 @@ package final class PreparedStatements: @unchecked Sendable {
             case .replaceDefaultChoice: "INSERT OR REPLACE INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?)"
             case .appendChange:
                 "INSERT INTO change_entries (seq, writer, pid, written, change_total, sealed_changes) VALUES (?, ?, ?, ?, ?, ?)"
+            case .firstKeptChange: "SELECT seq FROM change_entries WHERE change_total > ? OR written >= ? ORDER BY seq LIMIT 1"
+            case .pruneChangeLog: "DELETE FROM change_entries WHERE seq < ?"
             }
         }
     }

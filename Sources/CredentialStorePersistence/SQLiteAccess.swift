@@ -419,12 +419,14 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         // retention, even when the clock stepped back between writes: a younger entry ahead of it
         // holds it back instead. The newest entry always matches, so the log never empties.
         guard keptChanges > 0 else { return }
-        guard let firstKept = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT seq FROM change_entries WHERE change_total > ? OR written >= ? ORDER BY seq LIMIT 1"),
-            arguments: [keptChanges, writtenSince])
-        else { return }
+        var firstKept: Int64?
+        try statement(.firstKeptChange).forEachRawRow(values: [.integer(keptChanges), .integer(writtenSince)]) { row in
+            guard let seq = row.integer(0) else { throw Self.damagedRow }
+            firstKept = seq
+        }
+        guard let firstKept else { return }
         // A bound of its own, so SQLite's range covers the deleted entries alone.
-        try db.cachedStatement(sql: "DELETE FROM change_entries WHERE seq < ?").execute(arguments: [firstKept])
+        try statement(.pruneChangeLog).executeRaw([.integer(firstKept)])
     }
 
     // MARK: Table seal
