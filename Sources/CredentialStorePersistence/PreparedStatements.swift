@@ -4,11 +4,10 @@ import GRDB
 /// number, not by their SQL text.
 ///
 /// GRDB's statement cache is a dictionary keyed by the SQL string, so every use hashes and compares
-/// the whole text, a few hundred bytes: about 1,200 instructions a statement, 5 % of a lookup and
-/// more of a `set`, which runs some twenty statements (docs/performance.md, "Lookup and set
-/// against C"). The statements are GRDB's own (taken from its cache the first time), so they are
-/// prepared as it prepares them; SQLite re-prepares one by itself if another connection changes
-/// the schema.
+/// the whole text, up to a few hundred bytes, which showed in the profiles of a lookup and of a
+/// `set`, which runs some twenty statements (docs/performance.md, "Lookup and set against C"). The
+/// statements are GRDB's own (taken from its cache the first time), so they are prepared as it
+/// prepares them; SQLite re-prepares one by itself if another connection changes the schema.
 ///
 /// Used only on the repository's serialized connection, inside its reads and writes, as GRDB's
 /// cache is: hence unchecked `Sendable`.
