@@ -16,6 +16,7 @@ package final class PreparedStatements: @unchecked Sendable {
         case space, credentialByKey, defaultChoice, syncItemByKey, changeLogPosition, keyGeneration
         case insertCredential, replaceCredential, insertDefaultChoice, replaceDefaultChoice, appendChange
         case firstKeptChange, pruneChangeLog
+        case spaceWithSeal, sealWithNodes, sealNode, setSealNode, deleteSealNode
 
         var sql: String {
             switch self {
@@ -34,6 +35,11 @@ package final class PreparedStatements: @unchecked Sendable {
                 "INSERT INTO change_entries (seq, writer, pid, written, change_total, sealed_changes) VALUES (?, ?, ?, ?, ?, ?)"
             case .firstKeptChange: "SELECT seq FROM change_entries WHERE change_total > ? OR written >= ? ORDER BY seq LIMIT 1"
             case .pruneChangeLog: "DELETE FROM change_entries WHERE seq < ?"
+            case .spaceWithSeal: SQLiteAccess.spaceWithSealSQL
+            case .sealWithNodes: SQLiteAccess.sealWithNodesSQL
+            case .sealNode: "SELECT body FROM seal_nodes WHERE id = ?"
+            case .setSealNode: "INSERT OR REPLACE INTO seal_nodes (id, body) VALUES (?, ?)"
+            case .deleteSealNode: "DELETE FROM seal_nodes WHERE id = ?"
             }
         }
     }

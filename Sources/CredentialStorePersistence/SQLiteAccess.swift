@@ -561,7 +561,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     package func sealNodes(_ ids: [Int64]) throws -> [Int64: [UInt8]] {
         var result: [Int64: [UInt8]] = [:]
-        let statement = try db.cachedStatement(sql: "SELECT body FROM seal_nodes WHERE id = ?")
+        let statement = try self.statement(.sealNode)
         for id in ids where result[id] == nil {
             try statement.forEachRawRow(values: [.integer(id)]) { row in
                 guard let body = row.blob(0) else { throw Self.editedSealNode }
@@ -580,7 +580,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     /// ``spaceSQL`` with the seal's row and one node of its tree (the space's bucket), told apart
     /// by their NULL origin and space (see ``spaceWithSeal(_:nodeID:)``).
-    private static let spaceWithSealSQL = """
+    static let spaceWithSealSQL = """
         \(spaceSQL)
         UNION ALL
         SELECT NULL, NULL, NULL, 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
@@ -589,7 +589,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         """
 
     package func spaceWithSeal(_ spaceIndex: BlindIndex, nodeID: Int64) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]]) {
-        let statement = try db.cachedStatement(sql: Self.spaceWithSealSQL)
+        let statement = try self.statement(.spaceWithSeal)
         var space = SealedSpace(credentials: [], defaultChoice: nil)
         var seal: TableSeal?
         var nodes: [Int64: [UInt8]] = [:]
@@ -610,7 +610,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         return (space, seal, nodes)
     }
 
-    private static let sealWithNodesSQL = """
+    static let sealWithNodesSQL = """
         SELECT 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
         UNION ALL
         SELECT 2, id, NULL, body, NULL FROM seal_nodes WHERE id IN (?1, ?2, ?3)
@@ -622,7 +622,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         var nodes: [Int64: [UInt8]] = [:]
         // -1 is no node's id.
         let values = (ids + [-1, -1, -1]).prefix(3).map { RawValue.integer($0) }
-        try db.cachedStatement(sql: Self.sealWithNodesSQL).forEachRawRow(values: Array(values)) { row in
+        try statement(.sealWithNodes).forEachRawRow(values: Array(values)) { row in
             guard let blob = row.blob(3) else { throw row.int64(0) == 1 ? Self.damagedRow : Self.editedSealNode }
             if row.int64(0) == 1 {
                 guard let mac = row.blob(4) else { throw Self.damagedRow }
@@ -636,9 +636,9 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     package func setSealNode(_ id: Int64, body: [UInt8]?) throws {
         if let body {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO seal_nodes (id, body) VALUES (?, ?)").executeRaw([.integer(id), .blob(body)])
+            try statement(.setSealNode).executeRaw([.integer(id), .blob(body)])
         } else {
-            try db.cachedStatement(sql: "DELETE FROM seal_nodes WHERE id = ?").executeRaw([.integer(id)])
+            try statement(.deleteSealNode).executeRaw([.integer(id)])
         }
     }
 
