@@ -149,7 +149,7 @@ package protocol CredentialRepositoryReading {
     /// ``space(_:)``, with the seal and the seal tree's node `nodeID` (the space's bucket), in one
     /// statement and so one snapshot: what a lookup needs to check its answer.
     func spaceWithSeal(_ spaceIndex: BlindIndex, nodeID: Int64) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]])
-    /// The seal and the seal tree's nodes among `ids` (at most three), in one statement.
+    /// The seal and the seal tree's nodes among `ids`, in one statement.
     func sealWithNodes(_ ids: [Int64]) throws -> (seal: TableSeal?, nodes: [Int64: [UInt8]])
     /// Every sealed row's fingerprint in `tables`, streamed (the table seal's full check), with
     /// whether the row is one half of a synchronizable item: a credential row of the synchronizable

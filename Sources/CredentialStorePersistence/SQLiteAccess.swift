@@ -616,18 +616,34 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         SELECT 2, id, NULL, body, NULL FROM seal_nodes WHERE id IN (?1, ?2, ?3)
         """
 
+    /// The seal and every node whose id is below `bound`, in one statement.
+    static let sealWithNodesBelowSQL = """
+        SELECT 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
+        UNION ALL
+        SELECT 2, id, NULL, body, NULL FROM seal_nodes WHERE id < ?1
+        """
+
     package func sealWithNodes(_ ids: [Int64]) throws -> (seal: TableSeal?, nodes: [Int64: [UInt8]]) {
-        precondition(ids.count <= 3)
         var seal: TableSeal?
         var nodes: [Int64: [UInt8]] = [:]
-        // -1 is no node's id.
-        let values = (ids + [-1, -1, -1]).prefix(3).map { RawValue.integer($0) }
-        try statement(.sealWithNodes).forEachRawRow(values: Array(values)) { row in
+        let statement: Statement
+        let values: [RawValue]
+        if ids.count <= 3 {
+            statement = try self.statement(.sealWithNodes)
+            // -1 is no node's id.
+            values = (ids + [-1, -1, -1]).prefix(3).map { RawValue.integer($0) }
+        } else {
+            // Many nodes (all the interior ones): one range, then keep those asked for.
+            statement = try db.cachedStatement(sql: Self.sealWithNodesBelowSQL)
+            values = [.integer((ids.max() ?? 0) + 1)]
+        }
+        let wanted = Set(ids)
+        try statement.forEachRawRow(values: values) { row in
             guard let blob = row.blob(3) else { throw row.int64(0) == 1 ? Self.damagedRow : Self.editedSealNode }
             if row.int64(0) == 1 {
                 guard let mac = row.blob(4) else { throw Self.damagedRow }
                 seal = TableSeal(generation: row.int64(1), rowCount: row.int64(2), digest: blob, mac: mac)
-            } else {
+            } else if wanted.contains(row.int64(1)) {
                 nodes[row.int64(1)] = blob
             }
         }

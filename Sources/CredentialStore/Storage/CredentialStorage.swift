@@ -333,11 +333,17 @@ public final class CredentialStorage: Sendable {
         let claims = claims()
         let seal = try reader.tableSeal()
         let buckets = try reader.sealNodes(SealChecks.bucketIDs(for: claims.map(\.leaf)))
-        let missing = try sealChecks.check(claims, seal: seal, buckets: buckets, keys: keys)
-        guard !missing.isEmpty else { return }
-        try sealChecks.learn(try reader.sealNodes(missing), requested: missing, seal: seal, keys: keys)
-        guard try sealChecks.check(claims, seal: seal, buckets: buckets, keys: keys).isEmpty else {
-            throw SealTree.tampered("a node of the seal tree does not match its parent")
+        do {
+            let missing = try sealChecks.check(claims, seal: seal, buckets: buckets, keys: keys)
+            guard !missing.isEmpty else { return }
+            // In this transaction's snapshot, the seal is the one read above.
+            try sealChecks.learn(try reader.sealWithNodes(missing).nodes, requested: missing, seal: seal, keys: keys)
+            guard try sealChecks.check(claims, seal: seal, buckets: buckets, keys: keys).isEmpty else {
+                throw SealTree.tampered("a node of the seal tree does not match its parent")
+            }
+        } catch let older as SealChecks.OlderSeal {
+            // A transaction begun after every read this instance made: an older seal is a rollback.
+            throw older.tampered
         }
     }
 

@@ -144,6 +144,11 @@ enum SealTree {
         return (nodeID(level: level(of: id) - 1, position: position >> fanOutBits), position & (fanOut - 1))
     }
 
+    /// Every interior node's id, root first: 1 + 64 + 4,096.
+    static let interiorNodeIDs: [Int64] = (0..<bucketLevel).flatMap { level in
+        (0..<(1 << (fanOutBits * level))).map { nodeID(level: level, position: $0) }
+    }
+
     /// A bucket's id and the ids of the interior nodes above it, root first.
     static func path(toBucket bucket: Int) -> [Int64] {
         (0...bucketLevel).map { level in nodeID(level: level, position: bucket >> (fanOutBits * (bucketLevel - level))) }

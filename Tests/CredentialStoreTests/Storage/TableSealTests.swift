@@ -208,6 +208,27 @@ import CredentialStoreTestSupport
         #expect(try storage.defaultCredential(for: elsewhere)?.password == "untouched")
     }
 
+    @Test func keptNodesNeverHideAnotherInstancesWrites() throws {
+        // Enough spaces and lookups that the reader reads every interior node at once, then keeps
+        // them while another instance's writes change the tree under it.
+        let reader = try store.open()
+        let writer = try store.open()
+        let spaces = (0..<40).map { Fixture.space("host\($0).example.com") }
+        for (index, space) in spaces.enumerated() { try writer.set(Fixture.credential("u", "p\(index)-0"), for: space) }
+        for round in 1...3 {
+            for (index, space) in spaces.enumerated() {
+                #expect(try reader.defaultCredential(for: space)?.password == "p\(index)-\(round - 1)")
+            }
+            for (index, space) in spaces.enumerated() {
+                try writer.set(Fixture.credential("u", "p\(index)-\(round)"), for: space)
+            }
+        }
+        #expect(try reader.defaultCredential(for: spaces[7])?.password == "p7-3")
+        // And a row deleted under the reader, which holds every node, is still refused.
+        try edit { try $0.execute(sql: "DELETE FROM credentials WHERE user_index = (SELECT max(user_index) FROM credentials)") }
+        #expect(throws: CredentialStorageError.self) { try reader.entries() }
+    }
+
     /// Every table a lookup depends on, as raw rows.
     private func snapshotTables() throws -> [String: [Row]] {
         try store.rawDatabase().read { db in
