@@ -1,22 +1,34 @@
 // In-process timings beside the C reference (`Benchmarks/reference/cref.c`), the suite behind
-// docs/performance.md. Each mode is meant to run as its own process, so that the peak RSS it
-// reports (getrusage ru_maxrss, printed last) is that mode's alone. Output: one JSON object per
-// line on stdout, {"peer", "n", "metric", "value", "unit", "samples", "note"}, the rows of the
-// C reference and of the peer drivers in Benchmarks/peers.
+// docs/performance.md. A package of its own (Benchmarks/Harness) that depends on the
+// `CredentialStore` product by path and sees its public API only, built with plain
+// `swift build -c release`: what an app gets. Each mode is meant to run as its own process, so
+// that the peak RSS it reports (getrusage ru_maxrss, printed last) is that mode's alone. Output:
+// one JSON object per line on stdout, {"peer", "n", "metric", "value", "unit", "samples", "note"},
+// the rows of the C reference and of the peer drivers in Benchmarks/peers.
 //
-//   credstore-bench fill DIR N [synchronizable]  fill DIR/perm-N (N permanent credentials, one `set` each)
-//                                             or DIR/sync-N, once; later runs reuse it
+//   credstore-bench fill DIR N [synchronizable]  fill DIR/perm-N (N permanent credentials, one `set` each,
+//                                             and PROXIES proxy credentials) or DIR/sync-N, once; later
+//                                             runs reuse it
 //   credstore-bench lookup DIR N LOOKUPS      defaultCredential(for:) and credentials(for:) on DIR/perm-N
 //   credstore-bench set DIR N COUNT           durable `set`s: into a fresh store (N = 0), or into DIR/perm-N
 //                                             (then removed again, so the cached store stays as it was)
-//   credstore-bench open DIR N COUNT          opens of the key-file store DIR/perm-N, each in full and closed,
-//                                             then as many with integrityCheck .rowsOnly
+//   credstore-bench open DIR N COUNT [SECONDS] opens of the key-file store DIR/perm-N, each in full and
+//                                             closed, then with integrityCheck .rowsOnly, then open + first
+//                                             lookup; each kind at most COUNT times and about SECONDS long
+//   credstore-bench verify DIR N COUNT [SECONDS] verify() of DIR/perm-N, at most COUNT times, about SECONDS
 //   credstore-bench import DIR N [REPEATS]    export N synchronizable items to a recipient bundle, import it
 //                                             into a new store (the source store is cached in DIR/sync-N)
 //
-// Store i's credential: space https://h<i>.example.com:443 realm<i%10>, user<i>, password pw%014d,
-// as in the peer scripts and cref.c. Each store directory holds `credentials.db` and its key file
-// `store.key`, the CLI's layout, so `credstore get --store DIR/perm-N/credentials.db` reads it.
+// Store i's credential: space https://h<i>.example.com:443, realm realm<i%10>, method HTTP Basic
+// (a space with a realm and a method, as a server's challenge names it), user<i>, password
+// pw%014d, as in the peer scripts and cref.c. A permanent store also holds `proxies` proxy
+// credentials (http://proxy<k>.example.com:3128, Basic, no realm) for `credstore get --proxy http`.
+// Each store directory holds `credentials.db` and its key file `store.key`, the CLI's layout, so
+// `credstore get --store DIR/perm-N/credentials.db` reads it.
+//
+// A fill is one durable `set` per credential: the public API has no batch write (the CLI's
+// `setAll` is `package`), so Benchmarks/run preloads Benchmarks/nosync.c for it, which makes
+// fsync a no-op. That is setup; no timed figure is taken under it.
 import CredentialStore
 import Foundation
 #if canImport(Glibc)
@@ -42,8 +54,20 @@ func percentile(_ xs: [Double], _ p: Double) -> Double {
 }
 
 func space(_ i: Int) -> ProtectionSpace {
-    ProtectionSpace(host: "h\(i).example.com", port: 443, protocol: "https", realm: "realm\(i % 10)")
+    ProtectionSpace(host: "h\(i).example.com", port: 443, protocol: "https", realm: "realm\(i % 10)",
+                    authenticationMethod: .httpBasic)
 }
+
+/// The proxy credentials of a permanent store, beside its N server credentials.
+let proxies = 16
+
+func proxySpace(_ k: Int) -> ProtectionSpace {
+    ProtectionSpace(proxyHost: "proxy\(k).example.com", port: 3128, type: .http, realm: nil, authenticationMethod: .httpBasic)
+}
+
+/// What the marker of a filled store says: a store filled by an older harness (other spaces, no
+/// proxies) is filled again.
+let fillLayout = "layout 2: realm and Basic, \(proxies) proxies"
 
 func password(_ i: Int) -> String { String(format: "pw%014d", i) }
 
@@ -101,7 +125,7 @@ func open(_ storeDir: URL, integrityCheck: CredentialStorage.IntegrityCheck = .o
 func filledStore(_ dir: URL, _ name: String, _ n: Int, _ persistence: Persistence) throws -> CredentialStorage {
     let storeDir = storeDirectory(dir, name)
     let marker = storeDir.appendingPathComponent("filled")
-    if FileManager.default.fileExists(atPath: marker.path) {
+    if let text = try? String(contentsOf: marker, encoding: .utf8), text == "\(n)\n\(fillLayout)\n" {
         return try open(storeDir)
     }
     try? FileManager.default.removeItem(at: storeDir)
@@ -114,16 +138,34 @@ func filledStore(_ dir: URL, _ name: String, _ n: Int, _ persistence: Persistenc
         try storage.set(Credential(user: "user\(i)", password: password(i), persistence: persistence), for: space(i))
         samples.append(now() - t)
     }
+    if persistence == .permanent {
+        for k in 0..<proxies {
+            try storage.set(Credential(user: "proxyuser\(k)", password: password(k), persistence: persistence), for: proxySpace(k))
+        }
+    }
     let total = now() - start
-    emit(n, "fill_s", total, "s", samples: n, note: "\(persistence) tier, one durable set per credential, from empty")
-    emit(n, "fill_set_med_us", median(samples) * 1e6, "us", samples: n, note: "median set while filling 0..N")
-    try Data("\(n)\n".utf8).write(to: marker)
+    emit(n, "fill_s", total, "s", samples: n, note: "\(persistence) tier, one durable set per credential, from empty, fsync off")
+    emit(n, "fill_set_med_us", median(samples) * 1e6, "us", samples: n, note: "median set while filling 0..N, fsync off")
+    try Data("\(n)\n\(fillLayout)\n".utf8).write(to: marker)
     return storage
+}
+
+/// Runs `body` up to `count` times, and no more once `seconds` have passed (at least `floor`
+/// times): an open that checks every row takes seconds at a million credentials.
+func timedRepeats(_ count: Int, seconds: Double, floor: Int = 3, _ body: () throws -> Void) rethrows -> [Double] {
+    var samples: [Double] = []
+    let start = now()
+    while samples.count < count && (samples.count < floor || now() - start < seconds) {
+        let t = now()
+        try body()
+        samples.append(now() - t)
+    }
+    return samples
 }
 
 func usage() -> Never {
     FileHandle.standardError.write(Data("""
-        usage: credstore-bench fill DIR N [synchronizable] | lookup DIR N LOOKUPS | set DIR N COUNT | open DIR N COUNT | import DIR N [REPEATS]
+        usage: credstore-bench fill DIR N [synchronizable] | lookup DIR N LOOKUPS | set DIR N COUNT | open DIR N COUNT [SECONDS] | verify DIR N COUNT [SECONDS] | import DIR N [REPEATS]
 
         """.utf8))
     exit(2)
@@ -203,27 +245,54 @@ case "set":
 
 case "open":
     let count = intArgument(4)
+    let seconds = Double(intArgument(5, 10))
     let storeDir = storeDirectory(dir, "perm-\(n)")
     do { _ = try filledStore(dir, "perm-\(n)", n, .permanent) }
-    var samples: [Double] = []
-    for _ in 0..<count {
-        let t = now()
+    var generator = SystemRandomNumberGenerator()
+    // The first open of this process, with its first lookup: what a program starting up pays.
+    let t = now()
+    var storage: CredentialStorage? = try open(storeDir)
+    let firstOpen = now() - t
+    let i = Int.random(in: 0..<n, using: &generator)
+    let found = try storage!.defaultCredential(for: space(i))
+    let firstOpenLookup = now() - t
+    precondition(found?.password == password(i), "lookup after open is wrong")
+    storage = nil
+    let samples = try timedRepeats(count, seconds: seconds) {
         let storage = try open(storeDir)
-        samples.append(now() - t)
         withExtendedLifetime(storage) {}
     }
-    emit(n, "open_med_ms", median(samples) * 1e3, "ms", samples: count, note: "CredentialStorage(at:key: .keyFile) of an existing store, warm cache (table seal checked over every row)")
-    emit(n, "open_p99_ms", percentile(samples, 0.99) * 1e3, "ms", samples: count, note: "")
-    emit(n, "open_first_ms", samples[0] * 1e3, "ms", note: "first open in this process")
-    // The open `credstore get` does: the seal's MAC and the rollback anchor only, O(1).
-    var rowsOnly: [Double] = []
-    for _ in 0..<count {
-        let t = now()
+    let integrity = "table seal checked as the library's default open does"
+    emit(n, "open_med_ms", median(samples) * 1e3, "ms", samples: samples.count, note: "CredentialStorage(at:key: .keyFile) of an existing store, warm cache, \(integrity)")
+    emit(n, "open_p99_ms", percentile(samples, 0.99) * 1e3, "ms", samples: samples.count, note: "")
+    emit(n, "open_first_ms", firstOpen * 1e3, "ms", note: "first open in this process")
+    emit(n, "open_first_lookup_first_ms", firstOpenLookup * 1e3, "ms", note: "first open in this process and its first defaultCredential(for:)")
+    // Open and one lookup, each pair in full: what a program that starts, answers once and exits pays.
+    let withLookup = try timedRepeats(count, seconds: seconds) {
+        let storage = try open(storeDir)
+        let i = Int.random(in: 0..<n, using: &generator)
+        guard try storage.defaultCredential(for: space(i))?.password == password(i) else { fatalError("lookup after open is wrong") }
+    }
+    emit(n, "open_lookup_med_ms", median(withLookup) * 1e3, "ms", samples: withLookup.count, note: "open (key file) + first defaultCredential(for:), warm cache")
+    // The open `credstore get` does: integrityCheck .rowsOnly.
+    let rowsOnly = try timedRepeats(count, seconds: seconds) {
         let storage = try open(storeDir, integrityCheck: .rowsOnly)
-        rowsOnly.append(now() - t)
         withExtendedLifetime(storage) {}
     }
-    emit(n, "open_rows_only_med_ms", median(rowsOnly) * 1e3, "ms", samples: count, note: "integrityCheck: .rowsOnly, as credstore get opens")
+    emit(n, "open_rows_only_med_ms", median(rowsOnly) * 1e3, "ms", samples: rowsOnly.count, note: "integrityCheck: .rowsOnly, as credstore get opens")
+    emitPeakRSS(n, mode)
+
+case "verify":
+    let count = intArgument(4)
+    let seconds = Double(intArgument(5, 10))
+    let storage = try filledStore(dir, "perm-\(n)", n, .permanent)
+    var checked = 0
+    let samples = try timedRepeats(count, seconds: seconds, floor: 1) {
+        let report = try storage.verify()
+        precondition(report.isSound, "the benchmark store does not verify: \(report.problems.prefix(3))")
+        checked = report.credentialsChecked
+    }
+    emit(n, "verify_med_ms", median(samples) * 1e3, "ms", samples: samples.count, note: "verify() of the whole store, \(checked) credentials checked")
     emitPeakRSS(n, mode)
 
 case "import":
