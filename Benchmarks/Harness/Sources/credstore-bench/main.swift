@@ -110,6 +110,16 @@ func emitPeakRSS(_ n: Int, _ mode: String) {
     }
 }
 
+/// One line of /proc/self/status, in kB (0 where there is none).
+func residentKB(_ key: String) -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix(key) {
+        let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if parts.count >= 2, let kb = Double(parts[1]) { return kb }
+    }
+    return 0
+}
+
 func storeDirectory(_ dir: URL, _ name: String) -> URL {
     dir.appendingPathComponent(name, isDirectory: true)
 }
@@ -302,6 +312,7 @@ case "import":
     defer { try? FileManager.default.removeItem(at: work) }
     var exports: [Double] = []
     var imports: [Double] = []
+    var peakAnonymous = 0.0
     for r in 0..<repeats {
         let destination = try open(storeDirectory(work, "target-\(r)"))
         let bundle = work.appendingPathComponent("bundle-\(r).csbundle")
@@ -310,13 +321,25 @@ case "import":
         exports.append(now() - t)
         try destination.trustDevice(source.deviceKey)
         t = now()
-        let report = try destination.importBundle(from: bundle)
+        // The largest anonymous resident set seen while importing, sampled from the progress
+        // callback: ru_maxrss also counts the store's and the bundle's file pages, which are the
+        // kernel's page cache rather than memory the import holds.
+        var lastSample = 0.0
+        let report = try destination.importBundle(from: bundle, progress: { _, _ in
+            let t = now()
+            if t - lastSample > 0.05 {
+                lastSample = t
+                peakAnonymous = max(peakAnonymous, residentKB("RssAnon:"))
+            }
+        })
         imports.append(now() - t)
+        peakAnonymous = max(peakAnonymous, residentKB("RssAnon:"))
         let sample = try destination.defaultCredential(for: space(n / 2))
         precondition(report.added == n && sample?.password == password(n / 2), "import did not bring every item")
     }
     emit(n, "export_s", median(exports), "s", samples: repeats, note: "exportSynchronizable, recipient bundle")
     emit(n, "import_s", median(imports), "s", samples: repeats, note: "importBundle of a recipient bundle into an empty store")
+    emit(n, "import_peak_anon_kb", peakAnonymous, "kB", samples: repeats, note: "largest RssAnon sampled every 50 ms during the imports")
     emitPeakRSS(n, mode)
 
 default:
