@@ -594,9 +594,10 @@ def one_table(sizes, peer_sizes, builds):
     imp = get("credstore", 100000, "import_s")
     line("**import** of that bundle into an empty store, s, peak RSS", value("credstore", "import_s", "s", rss_metric="import_peak_rss_kb"),
          "≤ 2 s at 100,000; bounded memory at 1,000,000", "–" if imp is None else ("yes" if imp <= 2 else "**no**"))
-    line("import: largest anonymous resident set while importing MB (at exit: anonymous + file-backed)",
-         lambda n: "" if get("credstore", n, "import_peak_anon_kb") is None else "%s (%s + %s)" % (
-             fmt(get("credstore", n, "import_peak_anon_kb") / 1024), fmt((get("credstore", n, "import_rss_anon_end_kb") or 0) / 1024),
+    line("import: largest anonymous resident set while importing MB (before the import; at exit anonymous + file-backed)",
+         lambda n: "" if get("credstore", n, "import_peak_anon_kb") is None else "%s (%s; %s + %s)" % (
+             fmt(get("credstore", n, "import_peak_anon_kb") / 1024), fmt((get("credstore", n, "import_anon_before_kb") or 0) / 1024),
+             fmt((get("credstore", n, "import_rss_anon_end_kb") or 0) / 1024),
              fmt((get("credstore", n, "import_rss_file_end_kb") or 0) / 1024)))
     line("C reference `cref get`, one process, median ms, peak RSS", value("c-ref-cli", "get_med_ms|cref get", "ms",
                                                                          rss_metric="get_rss_max_kb|cref get"))

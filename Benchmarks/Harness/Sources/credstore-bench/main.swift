@@ -313,6 +313,9 @@ case "import":
     var exports: [Double] = []
     var imports: [Double] = []
     var peakAnonymous = 0.0
+    // What the process held before the import began (the source store, the export's leftovers):
+    // the import's own memory is the peak above it.
+    var anonymousBefore = 0.0
     for r in 0..<repeats {
         let destination = try open(storeDirectory(work, "target-\(r)"))
         let bundle = work.appendingPathComponent("bundle-\(r).csbundle")
@@ -320,6 +323,7 @@ case "import":
         try source.exportSynchronizable(to: bundle, protection: .recipients([destination.deviceKey]))
         exports.append(now() - t)
         try destination.trustDevice(source.deviceKey)
+        anonymousBefore = max(anonymousBefore, residentKB("RssAnon:"))
         t = now()
         // The largest anonymous resident set seen while importing, sampled from the progress
         // callback: ru_maxrss also counts the store's and the bundle's file pages, which are the
@@ -340,6 +344,7 @@ case "import":
     emit(n, "export_s", median(exports), "s", samples: repeats, note: "exportSynchronizable, recipient bundle")
     emit(n, "import_s", median(imports), "s", samples: repeats, note: "importBundle of a recipient bundle into an empty store")
     emit(n, "import_peak_anon_kb", peakAnonymous, "kB", samples: repeats, note: "largest RssAnon sampled every 50 ms during the imports")
+    emit(n, "import_anon_before_kb", anonymousBefore, "kB", samples: repeats, note: "RssAnon right before an import began")
     emitPeakRSS(n, mode)
 
 default:
