@@ -16,8 +16,10 @@
 //                                             closed, then with integrityCheck .rowsOnly, then open + first
 //                                             lookup; each kind at most COUNT times and about SECONDS long
 //   credstore-bench verify DIR N COUNT [SECONDS] verify() of DIR/perm-N, at most COUNT times, about SECONDS
-//   credstore-bench import DIR N [REPEATS]    export N synchronizable items to a recipient bundle, import it
-//                                             into a new store (the source store is cached in DIR/sync-N)
+//   credstore-bench import DIR N [REPEATS] [alone]  export N synchronizable items to a recipient bundle,
+//                                             import it into a new store (the source store is cached in
+//                                             DIR/sync-N); with `alone`, each import in a child process
+//                                             (`import-bundle STORE N BUNDLE`), so its memory is its own
 //
 // Store i's credential: space https://h<i>.example.com:443, realm realm<i%10>, method HTTP Basic
 // (a space with a realm and a method, as a server's challenge names it), user<i>, password
@@ -120,6 +122,23 @@ func residentKB(_ key: String) -> Double {
     return 0
 }
 
+/// Imports `bundle` into `destination`, keeping in `peakAnonymous` the largest anonymous resident
+/// set seen, sampled from the progress callback: ru_maxrss also counts the store's and the
+/// bundle's file pages, which are the kernel's page cache rather than memory the import holds.
+func importSampling(_ destination: CredentialStorage, _ bundle: URL, _ peakAnonymous: inout Double) throws -> ImportReport {
+    var peak = peakAnonymous
+    var lastSample = 0.0
+    let report = try destination.importBundle(from: bundle, progress: { _, _ in
+        let t = now()
+        if t - lastSample > 0.05 {
+            lastSample = t
+            peak = max(peak, residentKB("RssAnon:"))
+        }
+    })
+    peakAnonymous = max(peak, residentKB("RssAnon:"))
+    return report
+}
+
 func storeDirectory(_ dir: URL, _ name: String) -> URL {
     dir.appendingPathComponent(name, isDirectory: true)
 }
@@ -175,7 +194,7 @@ func timedRepeats(_ count: Int, seconds: Double, floor: Int = 3, _ body: () thro
 
 func usage() -> Never {
     FileHandle.standardError.write(Data("""
-        usage: credstore-bench fill DIR N [synchronizable] | lookup DIR N LOOKUPS | set DIR N COUNT | open DIR N COUNT [SECONDS] | verify DIR N COUNT [SECONDS] | import DIR N [REPEATS]
+        usage: credstore-bench fill DIR N [synchronizable] | lookup DIR N LOOKUPS | set DIR N COUNT | open DIR N COUNT [SECONDS] | verify DIR N COUNT [SECONDS] | import DIR N [REPEATS] [alone] | import-bundle STORE N BUNDLE
 
         """.utf8))
     exit(2)
@@ -306,7 +325,12 @@ case "verify":
     emitPeakRSS(n, mode)
 
 case "import":
+    // `import DIR N REPEATS alone`: each import in a child process of its own (`import-bundle`), so
+    // that its memory is the import's alone, not the export's before it in the same process. The
+    // child's ru_maxrss is no help (Linux keeps it across fork and execve, so it starts at this
+    // process's peak); its anonymous resident set, sampled from /proc, is its own.
     let repeats = intArgument(4, 1)
+    let alone = args.count > 5 && args[5] == "alone"
     let source = try filledStore(dir, "sync-\(n)", n, .synchronizable)
     let work = storeDirectory(dir, "import-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: work) }
@@ -317,34 +341,61 @@ case "import":
     // the import's own memory is the peak above it.
     var anonymousBefore = 0.0
     for r in 0..<repeats {
-        let destination = try open(storeDirectory(work, "target-\(r)"))
+        let destinationDir = storeDirectory(work, "target-\(r)")
+        var destination: CredentialStorage? = try open(destinationDir)
         let bundle = work.appendingPathComponent("bundle-\(r).csbundle")
         var t = now()
-        try source.exportSynchronizable(to: bundle, protection: .recipients([destination.deviceKey]))
+        try source.exportSynchronizable(to: bundle, protection: .recipients([destination!.deviceKey]))
         exports.append(now() - t)
-        try destination.trustDevice(source.deviceKey)
+        try destination!.trustDevice(source.deviceKey)
+        if alone {
+            destination = nil
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            child.arguments = ["import-bundle", destinationDir.path, String(n), bundle.path]
+            let pipe = Pipe()
+            child.standardOutput = pipe
+            try child.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            child.waitUntilExit()
+            guard child.terminationStatus == 0 else { fatalError("import-bundle failed") }
+            for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+                guard let row = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let metric = row["metric"] as? String, let value = row["value"] as? Double else { continue }
+                switch metric {
+                case "import_s": imports.append(value)
+                case "import_peak_anon_kb": peakAnonymous = max(peakAnonymous, value)
+                case "import_anon_before_kb": anonymousBefore = max(anonymousBefore, value)
+                default: break
+                }
+            }
+            continue
+        }
         anonymousBefore = max(anonymousBefore, residentKB("RssAnon:"))
         t = now()
-        // The largest anonymous resident set seen while importing, sampled from the progress
-        // callback: ru_maxrss also counts the store's and the bundle's file pages, which are the
-        // kernel's page cache rather than memory the import holds.
-        var lastSample = 0.0
-        let report = try destination.importBundle(from: bundle, progress: { _, _ in
-            let t = now()
-            if t - lastSample > 0.05 {
-                lastSample = t
-                peakAnonymous = max(peakAnonymous, residentKB("RssAnon:"))
-            }
-        })
+        let report = try importSampling(destination!, bundle, &peakAnonymous)
         imports.append(now() - t)
-        peakAnonymous = max(peakAnonymous, residentKB("RssAnon:"))
-        let sample = try destination.defaultCredential(for: space(n / 2))
+        let sample = try destination!.defaultCredential(for: space(n / 2))
         precondition(report.added == n && sample?.password == password(n / 2), "import did not bring every item")
     }
     emit(n, "export_s", median(exports), "s", samples: repeats, note: "exportSynchronizable, recipient bundle")
-    emit(n, "import_s", median(imports), "s", samples: repeats, note: "importBundle of a recipient bundle into an empty store")
+    emit(n, "import_s", median(imports), "s", samples: repeats, note: "importBundle of a recipient bundle into an empty store" + (alone ? ", in a process of its own" : ""))
     emit(n, "import_peak_anon_kb", peakAnonymous, "kB", samples: repeats, note: "largest RssAnon sampled every 50 ms during the imports")
     emit(n, "import_anon_before_kb", anonymousBefore, "kB", samples: repeats, note: "RssAnon right before an import began")
+    emitPeakRSS(n, mode)
+
+case "import-bundle":
+    // `import-bundle STORE N BUNDLE`: the import half of `import … alone`, in a process of its own.
+    guard args.count >= 5 else { usage() }
+    let destination = try open(URL(fileURLWithPath: args[2], isDirectory: true))
+    emit(n, "import_anon_before_kb", residentKB("RssAnon:"), "kB", note: "RssAnon right before the import began")
+    var peakAnonymous = 0.0
+    let t = now()
+    let report = try importSampling(destination, URL(fileURLWithPath: args[4]), &peakAnonymous)
+    emit(n, "import_s", now() - t, "s", note: "importBundle in a process of its own")
+    let sample = try destination.defaultCredential(for: space(n / 2))
+    precondition(report.added == n && sample?.password == password(n / 2), "import did not bring every item")
+    emit(n, "import_peak_anon_kb", peakAnonymous, "kB", note: "largest RssAnon sampled every 50 ms during the import")
     emitPeakRSS(n, mode)
 
 default:
