@@ -27,6 +27,16 @@ package struct SealedRowFingerprint: Hashable, Sendable {
     package var table: Table
     package var key: [UInt8]
     package var tags: [UInt8]
+    /// A credential row's origin index (empty for the other tables): the row is found by it too
+    /// (every credential of a host), so the seal groups it under its origin as well.
+    package var originIndex: [UInt8] = []
+
+    package init(table: Table, key: [UInt8], tags: [UInt8], originIndex: [UInt8] = []) {
+        self.table = table
+        self.key = key
+        self.tags = tags
+        self.originIndex = originIndex
+    }
 }
 
 /// What hears of the sealed rows a write transaction changes, one row at a time, as the SQL runs:
@@ -50,7 +60,7 @@ extension SealedRowFingerprint {
 
     package init(_ row: SealedCredential) {
         self.init(table: .credentials, key: row.spaceIndex.bytes + row.userIndex.bytes,
-                  tags: Self.tag(row.sealedSpace) + Self.tag(row.sealedCredential))
+                  tags: Self.tag(row.sealedSpace) + Self.tag(row.sealedCredential), originIndex: row.originIndex.bytes)
     }
 
     package init(_ choice: SealedDefault) {

@@ -43,7 +43,11 @@ extension CredentialStorage {
     /// host, port, realm and user.
     public func entries() throws -> [CredentialEntry] {
         var entries = try readFollowingRekey({ keys -> [CredentialEntry] in
-            let (rows, choices) = try repository.snapshotRead { try ($0.allCredentials(), $0.allDefaultChoices()) }
+            let (rows, choices) = try repository.snapshotRead { reader in
+                // A listing reads every row: it checks every row against the seal too.
+                try checkEveryRow(reader, keys: keys)
+                return try (reader.allCredentials(), reader.allDefaultChoices())
+            }
             let defaultUsers = Dictionary(choices.map { ($0.spaceIndex, $0.userIndex) }, uniquingKeysWith: { first, _ in first })
             let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
             // One snapshot, so a choice without its row is tampering, not a race with a writer.
@@ -160,6 +164,14 @@ extension CredentialStorage {
         }
     }
 
+    /// The seal's full check (``TableSealing/check(_:keys:storeID:)``), for a read or write that
+    /// reads every row anyway (listing, export, import); nothing for a store without a seal tree.
+    func checkEveryRow(_ reader: any CredentialRepositoryReading, keys: StoreKeyring) throws {
+        guard sealChecks != nil else { return }
+        let seal = try TableSealing.check(reader, keys: keys, storeID: header.storeID)
+        sealChecks?.advance(to: seal.generation)
+    }
+
     /// Whether the store is unlocked by a passphrase (rather than a key file).
     public var isPassphraseProtected: Bool { keyHolder.protection == .passphrase }
 
@@ -246,8 +258,7 @@ extension CredentialStorage {
             for choice in resealedChoices { try transaction.setDefaultChoice(choice) }
             try transaction.replaceSlots([newSlot], header: newHeader)
             // Every sealed row changed at once: seal them afresh under the new keys.
-            pipeline.discardRowChanges()
-            try transaction.setTableSeal(TableSealing.compute(transaction, keys: newKeys, storeID: header.storeID, generation: seal.generation + 1))
+            try TableSealing.rebuild(transaction, pipeline: pipeline, after: seal.generation)
             return (newHeader.keyGeneration, seal.generation + 1)
         }, afterCommit: { generations in
             keyHolder.install(keys: newKeys, generation: generations.key)

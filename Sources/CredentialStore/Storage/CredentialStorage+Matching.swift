@@ -78,7 +78,12 @@ extension CredentialStorage {
         let originIndex = keys.originIndex(space)
         let (rows, choices) = try repository.snapshotRead { reader in
             let rows = try reader.credentials(origin: originIndex)
-            return (rows, try reader.defaultChoices(spaces: Set(rows.map(\.spaceIndex))))
+            let choices = try reader.defaultChoices(spaces: Set(rows.map(\.spaceIndex)))
+            // The origin's rows are all there are (its leaf), and so are each space's and its choice.
+            try checkLeaves([SealChecks.originClaim(originIndex, rows, keys: keys)] + Dictionary(grouping: rows, by: \.spaceIndex).map {
+                SealChecks.spaceClaim($0.key, SealedSpace(credentials: $0.value, defaultChoice: choices[$0.key]), keys: keys)
+            }, reader: reader, keys: keys)
+            return (rows, choices)
         }
         let sessionSpaces = currentSession().spaces.filter { $0.key.originEncoding == origin }
 

@@ -65,9 +65,8 @@ package struct Lookup: Equatable {
         func missing() -> CommandFailure {
             CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact)); add one with `credstore add \(space.url) --user NAME`")
         }
-        // One lookup and exit: checking the table seal would read the whole store (docs/contract.md ("Speed") has
-        // `get` read nothing but its row); the row itself is authenticated as it is read.
-        let storage = try location.openExisting(console, integrityCheck: .rowsOnly, orFail: missing())
+        // Opening checks the seal's root; the lookup checks its rows against the seal tree.
+        let storage = try location.openExisting(console, orFail: missing())
 
         let match: (space: ProtectionSpace, credential: Credential)
         if let user {

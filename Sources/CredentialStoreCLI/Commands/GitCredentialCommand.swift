@@ -36,8 +36,8 @@ struct GitCredentialCommand: ParsableCommand {
         let location = global.location(in: console)
         switch action {
         case "get":
-            // As `credstore get`: git asks on every fetch, so only the row read is authenticated.
-            guard let storage = try location.openIfPresent(console, integrityCheck: .rowsOnly),
+            // As `credstore get`: the lookup checks the rows it reads against the seal tree.
+            guard let storage = try location.openIfPresent(console),
                   case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console) else { return }
             if let expiry = extras.expiry, expiry <= Int64(Date().timeIntervalSince1970) { return }
             console.output.write(try GitCredentialRequest.answer(credential, extras))
