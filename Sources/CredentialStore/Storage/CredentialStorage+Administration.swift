@@ -42,32 +42,54 @@ extension CredentialStorage {
     /// Every credential of the store and of this instance's session, without passwords, sorted by
     /// host, port, realm and user.
     public func entries() throws -> [CredentialEntry] {
-        var entries = try readFollowingRekey({ keys -> [CredentialEntry] in
+        let stored = try readFollowingRekey({ keys -> [CredentialEntry] in
             let (rows, choices) = try repository.snapshotRead { reader in
                 // A listing reads every row: it checks every row against the seal too.
                 try checkEveryRow(reader, keys: keys)
                 return try (reader.allCredentials(), reader.allDefaultChoices())
             }
-            let defaultUsers = Dictionary(choices.map { ($0.spaceIndex, $0.userIndex) }, uniquingKeysWith: { first, _ in first })
-            let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
-            // One snapshot, so a choice without its row is tampering, not a race with a writer.
-            let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
-            guard choices.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw Self.danglingDefault }
-            return try rows.map { row in
-                let space = try keys.decryptSpace(row)
-                let user = try keys.decryptUser(row)
-                guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeyring.tampered }
-                let chosen = defaultUsers[row.spaceIndex]
-                let isDefault = chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1)
-                return CredentialEntry(
-                    space: space, user: user, persistence: row.persistence, isDefault: isDefault,
-                    created: Date(timeIntervalSince1970: Double(row.created) / 1000),
-                    modified: Date(timeIntervalSince1970: Double(row.modified) / 1000))
-            }
+            return try Self.entries(rows, choices: Dictionary(choices.map { ($0.spaceIndex, $0) }, uniquingKeysWith: { first, _ in first }), keys: keys)
         }, isMiss: \.isEmpty)
+        return try withSessionEntries(stored) { _ in true }
+    }
 
-        // Session credentials join in, and a session default overrides what the disk says.
-        for (space, entry) in currentSession().spaces {
+    /// ``entries()`` of the scheme, host and port of `space` alone (any realm, any method, no
+    /// proxy space of another origin), found through the origin index and checked against the
+    /// seal tree as that origin's lookups are: what the git helper and `get --json` ask, without
+    /// reading the whole store.
+    package func entries(onOriginOf space: ProtectionSpace) throws -> [CredentialEntry] {
+        let origin = space.originEncoding
+        let stored = try readFollowingRekey({ keys -> [CredentialEntry] in
+            let (rows, choices) = try checkedOriginRows(of: space, keys: keys)
+            return try Self.entries(rows, choices: choices, keys: keys)
+        }, isMiss: \.isEmpty)
+        return try withSessionEntries(stored) { $0.originEncoding == origin }
+    }
+
+    /// Entries of credential rows, with whether each is its space's default.
+    private static func entries(_ rows: [SealedCredential], choices: [BlindIndex: SealedDefault], keys: StoreKeyring) throws -> [CredentialEntry] {
+        let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
+        // One snapshot, so a choice without its row is tampering, not a race with a writer.
+        let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
+        guard choices.values.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw danglingDefault }
+        return try rows.map { row in
+            let space = try keys.decryptSpace(row)
+            let user = try keys.decryptUser(row)
+            guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeyring.tampered }
+            let chosen = choices[row.spaceIndex]?.userIndex
+            let isDefault = chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1)
+            return CredentialEntry(
+                space: space, user: user, persistence: row.persistence, isDefault: isDefault,
+                created: Date(timeIntervalSince1970: Double(row.created) / 1000),
+                modified: Date(timeIntervalSince1970: Double(row.modified) / 1000))
+        }
+    }
+
+    /// `stored` with this instance's session credentials of the spaces `included` takes (a
+    /// session default overrides what the disk says), sorted by host, port, realm and user.
+    private func withSessionEntries(_ stored: [CredentialEntry], _ included: (ProtectionSpace) -> Bool) throws -> [CredentialEntry] {
+        var entries = stored
+        for (space, entry) in currentSession().spaces where included(space) {
             for (user, credential) in entry.credentials {
                 entries.removeAll { $0.space == space && $0.user == user }
                 entries.append(CredentialEntry(space: space, user: user, persistence: credential.persistence, isDefault: false, created: nil, modified: nil))

@@ -154,7 +154,8 @@ package struct GitCredentialRequest: Equatable {
         // git sends what it gets as Basic: only spaces whose credentials may go out as Basic (any
         // method, or Basic's), never one stored for Digest, NTLM or a form.
         let sendable = AuthenticationMethod.sentAsBasic
-        let spaces = try storage.entries().filter { entry in
+        // Through the origin index: the origin's rows only, never a scan of the store.
+        let spaces = try storage.entries(onOriginOf: space).filter { entry in
             entry.space.proxyType == nil && entry.space.protocol == space.protocol && entry.space.host == space.host
                 && entry.space.port == space.port && sendable.contains(entry.space.authenticationMethod)
                 && (username.map { $0 == entry.user } ?? entry.isDefault)
