@@ -57,7 +57,12 @@ public struct CredstoreCommand: AsyncParsableCommand {
                 try lookup.run(console)
                 return ExitCode.success.rawValue
             }
-            var command = try await asyncParseAsRoot(arguments)
+            var command: any ParsableCommand
+            if let parsed = parsedThroughItsSubcommand(arguments) {
+                command = parsed
+            } else {
+                command = try await asyncParseAsRoot(arguments)
+            }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -84,13 +89,39 @@ public struct CredstoreCommand: AsyncParsableCommand {
                 try lookup.run(console, then: .exitProcess)
                 return ExitCode.success.rawValue
             }
-            var command = try parseAsRoot(arguments)
+            var command = try parsedThroughItsSubcommand(arguments) ?? parseAsRoot(arguments)
             if command is any AsyncParsableCommand { return nil }
             try command.run()
             return ExitCode.success.rawValue
         } catch {
             return report(error, arguments: arguments, to: console)
         }
+    }
+
+    /// The command `arguments` name, parsed by its own subcommand type alone; nil when the first
+    /// argument names no subcommand, asks for help, or does not parse (the root parser then
+    /// handles it, so every message, usage line and help text is the root's).
+    ///
+    /// ArgumentParser's first parse from the root reflects over every command's properties, and
+    /// each new property type costs a scan of the binary's protocol conformances: most of a `get`
+    /// process that should take a few milliseconds (docs/performance.md, "Start-up"). Parsing from
+    /// the named subcommand reflects over that command's properties only; the parser and its rules
+    /// are the same.
+    package static func parsedThroughItsSubcommand(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard !arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "--version" || $0.hasPrefix("--generate-completion") || $0.hasPrefix("--experimental") })
+        else { return nil }
+        // Down the command tree by name (`netrc export`, `device show`), to a command without subcommands.
+        var command: any ParsableCommand.Type = Self.self
+        var rest = arguments[...]
+        while !command.configuration.subcommands.isEmpty {
+            guard let name = rest.first,
+                  let next = command.configuration.subcommands.first(where: { $0.configuration.commandName == name })
+            else { return nil }
+            command = next
+            rest = rest.dropFirst()
+        }
+        guard command != Self.self else { return nil }
+        return try? command.parseAsRoot(Array(rest))
     }
 
     /// Writes the one-line message for `error` and returns its exit status.

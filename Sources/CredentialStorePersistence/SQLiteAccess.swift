@@ -464,7 +464,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     private static func fingerprint(_ table: SealedRowFingerprint.Table, _ row: RawRow) -> SealedRowFingerprint {
         let shape = fingerprintSQL(table)
-        var fingerprint = SealedRowFingerprint(table: table, key: [], tags: [])
+        var fingerprint = SealedRowFingerprint(table: table, key: [], tags: [], group: [])
         for column in 0..<shape.fingerprintColumns {
             // A blob as it is, an integer as 8 big-endian bytes; any other type (which no writer
             // stores) as a byte no blob or integer of the right size matches.
@@ -476,6 +476,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
             } else {
                 bytes = [0xFF]
             }
+            if column == 0, shape.keyColumns > 0 { fingerprint.group = bytes }
             if column < shape.keyColumns {
                 fingerprint.key += bytes
             } else {

@@ -189,9 +189,11 @@ extension CredentialStorage {
     /// The seal's full check (``TableSealing/check(_:keys:storeID:)``), for a read or write that
     /// reads every row anyway (listing, export, import); nothing for a store without a seal tree.
     func checkEveryRow(_ reader: any CredentialRepositoryReading, keys: StoreKeyring) throws {
-        guard sealChecks != nil else { return }
+        guard let sealChecks else { return }
         let seal = try TableSealing.check(reader, keys: keys, storeID: header.storeID)
-        sealChecks?.advance(to: seal.generation)
+        // Not older than a seal this instance saw or wrote (the anchor was checked at open).
+        try TableSealing.requireCurrent(seal.generation, floor: sealChecks.highestGeneration)
+        sealChecks.advance(to: seal.generation)
     }
 
     /// Whether the store is unlocked by a passphrase (rather than a key file).
@@ -209,7 +211,7 @@ extension CredentialStorage {
         let (newKEK, salt, cost) = try StoreOpener.passphraseKEK(newPassphrase)
         let currentKEK = keyHolder.kek
         // No sealed row changes; the pipeline still sees the old slot go (the WAL is emptied of it).
-        try repository.write(observer: WritePipeline(keys: keys, storeID: header.storeID, clock: clock), { transaction in
+        try repository.write(observer: makePipeline(keys: keys), { transaction in
             guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == .passphrase }) else {
                 throw CredentialStorageError(.corrupt, "the store's passphrase slot is missing; restore the store from a backup")
             }
@@ -229,7 +231,7 @@ extension CredentialStorage {
         let protection = keyHolder.protection
         let newRoot = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let newKeys = try StoreKeyring(root: newRoot)
-        let pipeline = WritePipeline(keys: newKeys, storeID: header.storeID, clock: clock)
+        let pipeline = makePipeline(keys: newKeys)
         let (newGeneration, _) = try repository.write(observer: pipeline, { transaction -> (key: Int64, seal: Int64) in
             guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == protection }) else {
                 throw CredentialStorageError(.corrupt, "the store's key slot is missing; restore the store from a backup")
@@ -237,6 +239,7 @@ extension CredentialStorage {
             let oldKeys = try StoreKeyring(root: try slot.unwrap(kek: kek, header: header))
             // Checked before anything is re-sealed: re-sealing tampered rows would launder them.
             let seal = try TableSealing.check(transaction, keys: oldKeys, storeID: header.storeID)
+            try TableSealing.requireCurrent(seal.generation, floor: pipeline.generationFloor?())
             let rows = try transaction.allCredentials()
             let choices = try transaction.allDefaultChoices()
             var spaces: [BlindIndex: ProtectionSpace] = [:]
@@ -284,7 +287,7 @@ extension CredentialStorage {
             return (newHeader.keyGeneration, seal.generation + 1)
         }, afterCommit: { generations in
             keyHolder.install(keys: newKeys, generation: generations.key)
-            anchor?.advance(to: generations.seal)
+            committed(generation: generations.seal)
         })
         logger.info("rotated the root key", metadata: ["generation": "\(newGeneration)"])
     }

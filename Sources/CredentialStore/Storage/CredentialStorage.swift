@@ -326,6 +326,24 @@ public final class CredentialStorage: Sendable {
         return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
     }
 
+    /// A write pipeline for this instance: under the write lock it refuses a seal older than the
+    /// rollback anchor's generation or than one this instance saw (an older copy of the store put
+    /// back while it was open, which a write would otherwise make current).
+    func makePipeline(keys: StoreKeyring) -> WritePipeline {
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        pipeline.generationFloor = { [anchor, sealChecks] in
+            let floor = max(anchor?.recordedGeneration() ?? 0, sealChecks?.highestGeneration ?? 0)
+            return floor > 0 ? floor : nil
+        }
+        return pipeline
+    }
+
+    /// Notes a committed seal generation: the rollback anchor, and this instance's floor.
+    func committed(generation: Int64) {
+        anchor?.advance(to: generation)
+        sealChecks?.advance(to: generation)
+    }
+
     /// Checks `claims`, made from rows `reader` returned, against the seal and the tree as the
     /// same snapshot (a transaction) holds them; nothing for a store without a seal tree.
     func checkLeaves(_ claims: @autoclosure () -> [SealChecks.Claim], reader: any CredentialRepositoryReading, keys: StoreKeyring) throws {
@@ -354,7 +372,7 @@ public final class CredentialStorage: Sendable {
         guard let sealChecks else { return try reader.space(spaceIndex) }
         let leaf = SealTree.Leaf(kind: .space, group: spaceIndex.bytes)
         let bucketID = SealTree.nodeID(level: SealTree.bucketLevel, position: leaf.bucket)
-        return try sealChecks.check(keys: keys, read: {
+        return try sealChecks.check(keys: keys, anchor: anchor, read: {
             let (space, seal, nodes) = try reader.spaceWithSeal(spaceIndex, nodeID: bucketID)
             return (space, [SealChecks.spaceClaim(spaceIndex, space, keys: keys)], seal, nodes)
         }, readInterior: { try reader.sealWithNodes($0) })
@@ -468,7 +486,7 @@ public final class CredentialStorage: Sendable {
     private func mutateThroughPipeline<T>(
         origin: CredentialChange.Origin, dryRun: Bool, _ body: (inout Mutation) throws -> T
     ) throws -> T {
-        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        let pipeline = makePipeline(keys: keys)
         // An import's merge writes the remote registers, with their stamps, itself.
         pipeline.syncRegisters = origin == .syncImport ? nil : SyncRegisterKeeper()
         func write(_ transaction: any CredentialRepositoryWriting) throws -> MutationOutcome<T> {
@@ -522,7 +540,7 @@ public final class CredentialStorage: Sendable {
             return try repository.writeRolledBack(observer: pipeline, write).result
         }
         return try repository.write(observer: pipeline, write, afterCommit: { outcome in
-            if let generation = outcome.generation { anchor?.advance(to: generation) }
+            if let generation = outcome.generation { committed(generation: generation) }
             session.withLock { $0 = outcome.session }
             hub.deliver(logged: outcome.logged.changes, local: outcome.local, replay: outcome.replay, through: outcome.logged.last)
         }).result

@@ -103,9 +103,11 @@ final class SealChecks: Sendable {
     /// parent vouches for; the caller reads them with the seal and hands them to
     /// ``learn(_:requested:seal:keys:)``, then asks again. Throws `tamperDetected` when a claim
     /// does not hold.
-    func check(_ claims: [Claim], seal: TableSeal?, buckets: [Int64: [UInt8]], keys: StoreKeyring) throws -> [Int64] {
+    func check(
+        _ claims: [Claim], seal: TableSeal?, buckets: [Int64: [UInt8]], keys: StoreKeyring, anchorRead: Bool = true, floor: Int64? = nil
+    ) throws -> [Int64] {
         try state.withLock { state in
-            try Self.adopt(seal, into: &state, storeID: storeID, keys: keys)
+            try Self.adopt(seal, into: &state, storeID: storeID, keys: keys, anchorRead: anchorRead, floor: floor)
             let root = state.seal!.digest
             var missing: [Int64] = []
             for claim in claims {
@@ -180,11 +182,16 @@ final class SealChecks: Sendable {
 
     /// Makes `seal` the one checked against: the same bytes as the last one need nothing; a new
     /// one is authenticated and must not be older than one seen.
-    private static func adopt(_ seal: TableSeal?, into state: inout State, storeID: [UInt8], keys: StoreKeyring) throws {
+    private static func adopt(
+        _ seal: TableSeal?, into state: inout State, storeID: [UInt8], keys: StoreKeyring, anchorRead: Bool = true, floor: Int64? = nil
+    ) throws {
         guard state.seal != seal else { return }
+        // A new seal is compared with the anchor too, read before the store (see `check(keys:…)`).
+        guard anchorRead else { throw AnchorNeeded() }
         let seal = try TableSealing.authenticated(seal, keys: keys, storeID: storeID)
-        guard seal.generation >= state.highestGeneration else {
-            throw OlderSeal(seen: state.highestGeneration, found: seal.generation)
+        let lowest = max(state.highestGeneration, floor ?? 0)
+        guard seal.generation >= lowest else {
+            throw OlderSeal(seen: lowest, found: seal.generation)
         }
         state.seal = seal
         state.highestGeneration = seal.generation
@@ -202,20 +209,29 @@ final class SealChecks: Sendable {
         }
     }
 
+    /// A new seal met without the anchor read first: read it, then the store again.
+    struct AnchorNeeded: Error {}
+
     /// Checks `claims` with what `read` returns, reading the interior nodes it lacks with
     /// `readInterior` (the seal and those nodes, in one snapshot). Between the two reads another
     /// writer may commit a new seal, or another thread's read may overtake this one: then it reads
     /// again.
     func check<T>(
-        keys: StoreKeyring,
+        keys: StoreKeyring, anchor: AnchorFile?,
         read: () throws -> (result: T, claims: [Claim], seal: TableSeal?, buckets: [Int64: [UInt8]]),
         readInterior: ([Int64]) throws -> (seal: TableSeal?, nodes: [Int64: [UInt8]])
     ) throws -> T {
         var older: OlderSeal?
-        for _ in 0..<4 {
+        var readAnchor = anchor == nil
+        for _ in 0..<5 {
             do {
+                // A seal this instance has not checked yet is compared with the rollback anchor,
+                // read before the store: read after, the anchor may rightly be ahead of the snapshot
+                // (another process committed in between); read before, it holds only generations
+                // committed before it. While the seal stays the same, no anchor is read.
+                let floor = readAnchor ? anchor?.recordedGeneration() : nil
                 let (result, claims, seal, buckets) = try read()
-                var missing = try check(claims, seal: seal, buckets: buckets, keys: keys)
+                var missing = try check(claims, seal: seal, buckets: buckets, keys: keys, anchorRead: readAnchor, floor: floor)
                 if missing.isEmpty { return result }
                 let interior = try readInterior(missing)
                 guard interior.seal == seal else { continue }
@@ -224,11 +240,17 @@ final class SealChecks: Sendable {
                 if missing.isEmpty { return result }
             } catch let error as OlderSeal {
                 older = error
+                readAnchor = true
+            } catch is AnchorNeeded {
+                readAnchor = true
             }
         }
         if let older { throw older.tampered }
         throw CredentialStorageError(.io, "the store kept changing while it was read; retry")
     }
+
+    /// The newest generation this instance has seen or committed.
+    var highestGeneration: Int64 { state.withLock { $0.highestGeneration } }
 
     /// Notes a seal this instance committed or checked in full, so that a later lookup does not
     /// take an older one.

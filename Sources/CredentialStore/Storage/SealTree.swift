@@ -77,7 +77,7 @@ enum SealTree {
 
     /// The leaves a sealed row belongs to.
     static func leaves(of row: SealedRowFingerprint) -> [Leaf] {
-        let group = Array(row.key.prefix(StoreKeyring.indexBytes))
+        let group = row.group
         switch row.table {
         case .credentials: return [Leaf(kind: .space, group: group), Leaf(kind: .origin, group: row.originIndex)]
         case .defaultChoices: return [Leaf(kind: .space, group: group)]

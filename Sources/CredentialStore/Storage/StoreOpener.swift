@@ -56,8 +56,11 @@ enum StoreOpener {
             // Nothing in the schema but what the migrations built: a planted trigger or view
             // would run inside credstore's own statements (before a migration writes, too).
             if let schema { try StoreSchema.check(schema) }
+            let anchorFile = AnchorFile(anchor, storeID: header.storeID)
             if pending {
                 let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+                // A migration must not make an older copy of the store current.
+                pipeline.generationFloor = { anchorFile?.recordedGeneration() }
                 try repository.migrate(upTo: migrateUpTo, observer: pipeline) { applied, writer in
                     // A store older than the table seal gets one over the rows it has; one older
                     // than 0007 gets its sync state folded into its seal.
@@ -65,7 +68,6 @@ enum StoreOpener {
                 }
                 try StoreSchema.check(repository.schemaState())
             }
-            let anchorFile = AnchorFile(anchor, storeID: header.storeID)
             // (Only a test stops the migrations before the seal is a tree.)
             let hasSealTree = try migrateUpTo == nil || repository.hasMigration(TableSealing.treeMigration)
             var sealGeneration: Int64?

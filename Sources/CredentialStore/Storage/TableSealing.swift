@@ -44,6 +44,15 @@ enum TableSealing {
         try authenticated(reader.tableSeal(), keys: keys, storeID: storeID)
     }
 
+    /// `tamperDetected` when a seal's generation is below `floor`: the newest generation known to
+    /// have been committed (the rollback anchor's, or one this instance saw). An older seal is an
+    /// older copy of the store put back, which a write must not build on and a read must not trust.
+    static func requireCurrent(_ generation: Int64, floor: Int64?) throws {
+        if let floor, generation < floor {
+            throw tampered("the seal is at generation \(generation), but generation \(floor) was committed: the store was rolled back to an older copy")
+        }
+    }
+
     /// `seal`, once its MAC is checked.
     static func authenticated(_ seal: TableSeal?, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
         guard let seal else { throw tampered("the seal is missing") }
@@ -111,6 +120,9 @@ enum TableSealing {
             // a row deleted or put back outside credstore would launder it.
             pipeline.discardRowChanges()
             let legacy = try Legacy.check(writer, keys: keys, storeID: storeID)
+            // Consistent rows under an older seal are a rolled-back copy: the tree must not make
+            // it current (the anchor is checked against the new seal only after the migration).
+            try requireCurrent(legacy.generation, floor: pipeline.generationFloor?())
             try rebuild(writer, pipeline: pipeline, after: legacy.generation)
         }
     }
@@ -132,6 +144,7 @@ enum TableSealing {
         } catch CredentialStorageError.Code.tamperDetected {
             return
         }
+        try requireCurrent(seal.generation, floor: pipeline.generationFloor?())
         var digest = seal.digest
         var count = seal.rowCount
         try writer.forEachFingerprint(in: tables) { fingerprint, _ in

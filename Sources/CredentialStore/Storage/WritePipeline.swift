@@ -51,6 +51,11 @@ final class WritePipeline: RowChangeObserver {
     private(set) var changedTables: Set<SealedRowFingerprint.Table> = []
     private var retiredSecrets = false
 
+    /// The newest seal generation known to be committed (the rollback anchor's, the instance's),
+    /// read under the write lock, where no commit can be ahead of the store: the seal a write
+    /// builds on must not be older (an older copy of the store put back under an open process).
+    var generationFloor: (() -> Int64?)?
+
     init(keys: StoreKeyring, storeID: [UInt8], clock: any StoreClock) {
         self.keys = keys
         self.storeID = storeID
@@ -117,7 +122,7 @@ final class WritePipeline: RowChangeObserver {
     private func flushLeafChanges(into transaction: any CredentialRepositoryWriting) throws {
         guard !leafChanges.isEmpty else { return }
         if treeUpdate == nil {
-            let seal = try TableSealing.stored(transaction, keys: keys, storeID: storeID)
+            let seal = try currentSeal(transaction)
             baseSeal = seal
             treeUpdate = SealTree.Update(root: seal.digest)
         }
@@ -137,7 +142,7 @@ final class WritePipeline: RowChangeObserver {
         }
         guard unfolded else { return nil }
         try flushLeafChanges(into: transaction)
-        let seal = try baseSeal ?? TableSealing.stored(transaction, keys: keys, storeID: storeID)
+        let seal = try baseSeal ?? currentSeal(transaction)
         var update = treeUpdate ?? SealTree.Update(root: seal.digest)
         let root = try update.finish(writer: transaction, keys: keys)
         let generation = seal.generation + 1
@@ -145,6 +150,13 @@ final class WritePipeline: RowChangeObserver {
             generation: generation, rowCount: seal.rowCount + rowCountChange, root: root, keys: keys, storeID: storeID))
         discardRowChanges()
         return generation
+    }
+
+    /// The stored seal, its MAC checked and its generation not below ``generationFloor``.
+    func currentSeal(_ reader: any CredentialRepositoryReading) throws -> TableSeal {
+        let seal = try TableSealing.stored(reader, keys: keys, storeID: storeID)
+        try TableSealing.requireCurrent(seal.generation, floor: generationFloor?())
+        return seal
     }
 
     /// Forgets the rows changed since the last fold, for a write that then seals every row afresh

@@ -94,7 +94,7 @@ extension CredentialStorage {
     ///
     public func trustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
-        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             if let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == key {
@@ -103,7 +103,7 @@ extension CredentialStorage {
             try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(key, trusted: clock.now()))
             return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
-            if let generation { anchor?.advance(to: generation) }
+            if let generation { committed(generation: generation) }
         })
     }
 
@@ -117,7 +117,7 @@ extension CredentialStorage {
     /// - Throws: `notFound` when this store does not trust that device.
     public func untrustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
-        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             guard try transaction.trustedDevice(keyIndex: index) != nil else {
@@ -126,7 +126,7 @@ extension CredentialStorage {
             try transaction.removeTrustedDevice(keyIndex: index)
             return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
-            if let generation { anchor?.advance(to: generation) }
+            if let generation { committed(generation: generation) }
         })
     }
 

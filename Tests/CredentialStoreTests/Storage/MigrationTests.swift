@@ -141,6 +141,16 @@ import CredentialStoreTestSupport
         #expect(try store.open().verify().isSound)
     }
 
+    @Test func aRolledBackStoreIsNotMadeCurrentByTheMigration() throws {
+        let (opened, _) = try makeVersion6Store()
+        // The copy's seal is at generation 2 once migration 0007 folded the sync state in; the
+        // anchor saw 3, the generation the tree would get: without the check the upgrade would
+        // make this older copy current, level with the anchor.
+        AnchorFile(.directory(store.anchorDirectory), storeID: opened.header.storeID)?.advance(to: 3)
+        expectError(.tamperDetected) { try store.open() }
+        #expect(try store.rawDatabase().read { try String.fetchOne($0, sql: "SELECT max(identifier) FROM schema_migrations") } == Self.before)
+    }
+
     @Test func tamperingBeforeTheMigrationStaysDetected() throws {
         _ = try makeVersion6Store(tamperedCredentials: true)
         // Migration 0008 checks the rows against the old seal before it builds the tree over them,

@@ -275,6 +275,35 @@ import CredentialStoreTestSupport
         expectError(.tamperDetected) { try store.open() }
     }
 
+    @Test func aWriteByAnInstanceOpenedBeforeARollbackDoesNotMakeItCurrent() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        let old = try snapshotTables()
+        try storage.set(Fixture.credential("alice", "a2"), for: space)
+        // Opened (anchor checked) before the older copy is put back, as `add` waiting at its prompt.
+        let waiting = try store.open()
+        try putBack(old, only: ["credentials", "default_choices", "seal_nodes", "store_seal"])
+        // Its write would seal the older state one generation on, level with the anchor.
+        expectError(.tamperDetected) { try waiting.set(Fixture.credential("bob", "b1"), for: elsewhere) }
+        expectError(.tamperDetected) { try waiting.rekey() }
+        expectError(.tamperDetected, secrets: ["a1"]) { try waiting.defaultCredential(for: space) }
+        expectError(.tamperDetected) { try waiting.entries() }
+        expectError(.tamperDetected) { try store.open() }
+    }
+
+    @Test func anInstanceThatSawOnlyAnOlderSealRefusesARollbackBelowTheAnchor() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        let reader = try store.open()
+        #expect(try reader.defaultCredential(for: space)?.password == "a1")
+        try storage.set(Fixture.credential("alice", "a2"), for: space)
+        let old = try snapshotTables()
+        try storage.set(Fixture.credential("alice", "a3"), for: space)
+        // Put back a state newer than any the reader saw, but older than the anchor's.
+        try putBack(old, only: ["credentials", "default_choices", "seal_nodes", "store_seal"])
+        expectError(.tamperDetected, secrets: ["a2"]) { try reader.defaultCredential(for: space) }
+    }
+
     @Test func anEditedNodeOfTheTreeIsDetectedByLookupsAndRefusedByWrites() throws {
         do { try store.open().set(Fixture.credential("alice", "a1"), for: space) }
         // Every interior node (level < 3) replaced by bytes of its size: each is its parent's slot.
