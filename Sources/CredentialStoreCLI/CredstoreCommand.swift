@@ -52,12 +52,12 @@ public struct CredstoreCommand: AsyncParsableCommand {
     public static func execute(_ arguments: [String]) async -> Int32 {
         let console = Console.current
         do {
-            // The common forms of `get`, on the hot path of scripts, skip ArgumentParser's start-up.
-            if let lookup = Lookup(quickParsing: arguments) {
-                try lookup.run(console)
-                return ExitCode.success.rawValue
+            var command: any ParsableCommand
+            if let parsed = parseThroughSubcommand(arguments) {
+                command = parsed
+            } else {
+                command = try await asyncParseAsRoot(arguments)
             }
-            var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -74,23 +74,48 @@ public struct CredstoreCommand: AsyncParsableCommand {
     /// ``execute(_:)`` then runs.
     ///
     /// Process start-up decides `credstore get`'s speed: entering the concurrency runtime costs
-    /// threads and a hand-off that a lookup has no use for. For the same reason a `get` given in
-    /// its common form ends the process itself once it has printed (see
+    /// threads and a hand-off that a lookup has no use for. For the same reason a `get` ends the
+    /// process itself once it has printed (see
     /// ``Lookup/Completion/exitProcess``): call this only as the process's last act.
     public static func executeSynchronously(_ arguments: [String]) -> Int32? {
         let console = Console.current
         do {
-            if let lookup = Lookup(quickParsing: arguments) {
-                try lookup.run(console, then: .exitProcess)
-                return ExitCode.success.rawValue
-            }
-            var command = try parseAsRoot(arguments)
+            var command = try parseThroughSubcommand(arguments) ?? parseAsRoot(arguments)
             if command is any AsyncParsableCommand { return nil }
-            try command.run()
+            if let get = command as? GetCommand {
+                try get.lookup.run(console, then: .exitProcess)
+            } else {
+                try command.run()
+            }
             return ExitCode.success.rawValue
         } catch {
             return report(error, arguments: arguments, to: console)
         }
+    }
+
+    /// The command `arguments` name, parsed by its subcommand's type alone; nil when they name no
+    /// subcommand or that parse fails, and the full parser then answers (help, errors, completion).
+    ///
+    /// ArgumentParser's start-up cost is in the Swift runtime, not in reading arguments: every type
+    /// it reflects over or casts costs a protocol-conformance lookup, and each first lookup scans
+    /// every conformance record of the binary (about 19,000 in the static build). Parsing from the
+    /// root builds the whole command tree, reflects every command's name and options and tries the
+    /// completion-script flags against each; parsing from the named subcommand touches only its
+    /// own types (docs/performance.md, "Start-up"). The root takes no options of its own and has no
+    /// default subcommand, so a subcommand's successful parse is what the root's would give; a
+    /// failure here is parsed again from the root, which then reports it as before.
+    package static func parseThroughSubcommand(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard let name = arguments.first, !name.hasPrefix("-"),
+              let subcommand = configuration.subcommands.first(where: { $0.configuration.commandName == name }),
+              let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
+              // Help, version and completion requests come back as commands of ArgumentParser's own.
+              isInTree(type(of: command), of: subcommand)
+        else { return nil }
+        return command
+    }
+
+    private static func isInTree(_ type: any ParsableCommand.Type, of root: any ParsableCommand.Type) -> Bool {
+        type == root || root.configuration.subcommands.contains { isInTree(type, of: $0) }
     }
 
     /// Writes the one-line message for `error` and returns its exit status.
