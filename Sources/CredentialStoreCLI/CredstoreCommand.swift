@@ -5,9 +5,15 @@ import CredentialStore
 ///
 /// The executable calls ``execute(_:)``; tests call it too, with their own ``Console`` bound.
 public struct CredstoreCommand: AsyncParsableCommand {
+    /// The command's name, which every subcommand also gives as its `_superCommandName`: a
+    /// subcommand parsed as the root (``parseThroughSubcommand(_:)``) then skips ArgumentParser's
+    /// check for the completion-script flags, about a third of its start-up, which only the root
+    /// answers. The help screens never read it: their command stack starts at this command.
+    static let name = "credstore"
+
     /// The command's name, help text, version and subcommands.
     public static let configuration = CommandConfiguration(
-        commandName: "credstore",
+        commandName: name,
         abstract: "Store and look up passwords in an encrypted credential store.",
         discussion: """
             Every command takes --store PATH (env CREDSTORE_STORE), --key-file PATH \

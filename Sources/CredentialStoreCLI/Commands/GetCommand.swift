@@ -6,6 +6,7 @@ import Foundation
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Print the password for a URL.",
         discussion: """
             Prints the password alone and a newline. With --user, that user's credential in the \

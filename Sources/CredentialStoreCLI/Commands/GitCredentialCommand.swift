@@ -11,6 +11,7 @@ import Foundation
 struct GitCredentialCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "git-credential",
+        _superCommandName: CredstoreCommand.name,
         abstract: "A git credential helper: git runs it with get, store or erase.",
         discussion: """
             Set it up with `git config --global credential.helper "/usr/local/bin/credstore \
