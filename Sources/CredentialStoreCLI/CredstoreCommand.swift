@@ -80,18 +80,18 @@ public struct CredstoreCommand: AsyncParsableCommand {
     /// ``execute(_:)`` then runs.
     ///
     /// Process start-up decides `credstore get`'s speed: entering the concurrency runtime costs
-    /// threads and a hand-off that a lookup has no use for. For the same reason a `get` ends the
-    /// process itself once it has printed (see
+    /// threads and a hand-off that a lookup has no use for. For the same reason a `get` and a
+    /// `git-credential get` end the process themselves once they have printed (see
     /// ``Lookup/Completion/exitProcess``): call this only as the process's last act.
     public static func executeSynchronously(_ arguments: [String]) -> Int32? {
         let console = Console.current
         do {
             var command = try parseThroughSubcommand(arguments) ?? parseAsRoot(arguments)
             if command is any AsyncParsableCommand { return nil }
-            if let get = command as? GetCommand {
-                try get.lookup.run(console, then: .exitProcess)
-            } else {
-                try command.run()
+            switch command {
+            case let get as GetCommand: try get.lookup.run(console, then: .exitProcess)
+            case let git as GitCredentialCommand: try git.run(then: .exitProcess)
+            default: try command.run()
             }
             return ExitCode.success.rawValue
         } catch {

@@ -29,6 +29,12 @@ struct GitCredentialCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
+        try run(then: .returnToCaller)
+    }
+
+    /// Answers git; with `.exitProcess`, a `get` ends the process once it has answered, as
+    /// `credstore get` does (see ``Lookup/Completion``): git runs it on every fetch and push.
+    func run(then completion: Lookup.Completion) throws {
         let console = Console.current
         // git may add actions in future versions; a helper ignores those it does not know.
         guard ["get", "store", "erase"].contains(action) else { return }
@@ -38,10 +44,14 @@ struct GitCredentialCommand: ParsableCommand {
         switch action {
         case "get":
             // As `credstore get`: git asks on every fetch, so only the row read is authenticated.
-            guard let storage = try location.openIfPresent(console, integrityCheck: .rowsOnly),
-                  case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console) else { return }
-            if let expiry = extras.expiry, expiry <= Int64(Date().timeIntervalSince1970) { return }
-            console.output.write(try GitCredentialRequest.answer(credential, extras))
+            guard let storage = try location.openIfPresent(console, integrityCheck: .rowsOnly) else { return }
+            if case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console),
+               extras.expiry.map({ $0 > Int64(Date().timeIntervalSince1970) }) ?? true {
+                console.output.write(try GitCredentialRequest.answer(credential, extras))
+            }
+            if completion == .exitProcess {
+                withExtendedLifetime(storage) { Foundation.exit(ExitCode.success.rawValue) }
+            }
         case "store":
             try request.store(in: location.openOrCreate(console), space: space)
         default:
