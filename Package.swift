@@ -104,12 +104,6 @@ let package = Package(
             dependencies: ["CredentialStore", "CredentialStoreNetworking"],
             path: "Tests/Helper"
         ),
-        // Timings beside the C reference (`swift run -c release credstore-bench …`).
-        .executableTarget(
-            name: "credstore-bench",
-            dependencies: ["CredentialStore"],
-            path: "Benchmarks/credstore-bench"
-        ),
         // The seedable generator the tests and the harnesses share, so every run replays from its seed.
         .target(
             name: "SeededRandom",

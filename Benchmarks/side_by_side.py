@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """credstore beside the C reference and the peer credential stores, in one run.
 
-Normally started by Benchmarks/run, which builds the release binaries first. Writes into --out
+Normally started by Benchmarks/run, which builds the harness package (Benchmarks/Harness) and
+both builds of `credstore` (the shipped static one and a plain release one) first. Writes into --out
 (default bench-out/): results.jsonl (every row), results.md (the tables), performance.svg (the
 plot) and run.log; then, unless --no-docs, puts the tables between the GENERATED markers of
 docs/performance.md and the plot in docs/performance.svg.
@@ -64,8 +65,9 @@ def p99(xs):
     return s[max(1, min(len(s), math.ceil(0.99 * len(s)))) - 1]
 
 
-def run_rows(argv, env=None, keep=None, drop_note=None):
-    """Runs a tool that prints JSON rows; records them (those whose metric passes keep)."""
+def run_rows(argv, env=None, keep=None, drop_note=None, rename=None):
+    """Runs a tool that prints JSON rows; records them (those whose metric passes keep), the
+    metrics named in `rename` under their new names."""
     p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if p.returncode != 0:
         raise RuntimeError("%s failed (rc=%d): %s" % (" ".join(argv), p.returncode,
@@ -77,29 +79,9 @@ def run_rows(argv, env=None, keep=None, drop_note=None):
         row = json.loads(line)
         if keep and not keep(row):
             continue
+        row["metric"] = (rename or {}).get(row["metric"], row["metric"])
         add(row["peer"], row["n"], row["metric"], row["value"], row["unit"], row.get("samples", 1),
             row.get("note", "") or (drop_note or ""))
-
-
-def timed_process(argv, expect=None):
-    """Wall time of one process, timed from this harness around subprocess.run (spawn to reaped),
-    as the peer scripts time theirs."""
-    t = time.perf_counter()
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - t
-    if p.returncode != 0 or (expect is not None and expect not in p.stdout.decode(errors="replace")):
-        raise RuntimeError("%s: rc=%d out=%r err=%r" % (" ".join(argv), p.returncode, p.stdout[-200:], p.stderr[-300:]))
-    return elapsed
-
-
-def peak_rss(maxrss, argv, expect=None):
-    """Peak RSS in kB of one process, through the maxrss helper (see Benchmarks/maxrss.c)."""
-    p = subprocess.run([maxrss] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    err = p.stderr.decode(errors="replace").strip().splitlines()
-    if p.returncode != 0 or not err or not err[-1].startswith("maxrss_kb ") or (
-            expect is not None and expect not in p.stdout.decode(errors="replace")):
-        raise RuntimeError("maxrss %s: rc=%d err=%r" % (" ".join(argv), p.returncode, err[-3:]))
-    return int(err[-1].split()[1])
 
 
 def password(i):
@@ -149,126 +131,304 @@ def build_helpers(out):
     return cref, nosync, maxrss
 
 
-def measure_c_inprocess(cref, sizes, lookups, repeats, nosync):
-    """cref bench at each size. Its durable-insert figures are kept at 1,000 only: at larger N it
-    makes N fsync'd inserts per repeat (minutes), so there it runs with the no-sync shim and only
-    its lookup figures (reads, which the shim does not touch) are kept."""
-    for n in sizes:
-        tmp = tempfile.mkdtemp(prefix="credstore-bench-cref.")
-        try:
-            shim = n > 1000
-            env = dict(os.environ, LD_PRELOAD=nosync) if shim else None
-            per = max(1, lookups // repeats)
-
-            def keep(row):
-                return not (shim and row["metric"].startswith("insert_each"))
-            run_rows([cref, "bench", tmp, str(n), str(per), str(repeats)], env=env, keep=keep,
-                     drop_note="in-process, %d repeats" % repeats)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+def rows_of(argv, env=None):
+    """The JSON rows a tool prints, by metric (the last of each), without recording them."""
+    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (rc=%d): %s" % (" ".join(argv), p.returncode,
+                                                      p.stderr.decode(errors="replace")[-800:]))
+    out = {}
+    for line in p.stdout.decode().splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            out[row["metric"]] = row["value"]
+    return out
 
 
-def measure_ours_inprocess(bench, work, sizes, a, nosync):
-    biggest = max(sizes)
-    log("filling the cached stores in %s (setup, syncs off; skipped when already filled)" % work)
+def c_db(work, n):
+    return os.path.join(work, "c-%d.db" % n)
+
+
+def git_file(work, n):
+    return os.path.join(work, "git-credentials-%d" % n)
+
+
+def fill_stores(bench, cref, nosync, work, sizes, import_sizes):
+    """Every store the run reads, filled once and cached in WORK: credstore's (one public `set`
+    per credential, fsync off: setup, never timed), the C reference's (one transaction), and
+    git-credential-store's plain-text file (written directly in its format: one URL a line)."""
     env = dict(os.environ, LD_PRELOAD=nosync)
     for n in sizes:
-        run_rows([bench, "fill", work, str(n)], env=env, keep=lambda r: r["metric"] != "peak_rss_kb")
-    run_rows([bench, "fill", work, str(biggest), "synchronizable"], env=env,
-             keep=lambda r: False)
-    log("in-process lookups, one process per size")
+        run_rows([bench, "fill", work, str(n)], env=env, keep=lambda r: r["metric"] != "peak_rss_kb"
+                 and not r["metric"].startswith("rss_"))
+    for n in import_sizes:
+        run_rows([bench, "fill", work, str(n), "synchronizable"], env=env,
+                 keep=lambda r: r["metric"] == "fill_s", rename={"fill_s": "fill_sync_s"})
     for n in sizes:
-        run_rows([bench, "lookup", work, str(n), str(a.lookups)])
-    log("durable sets")
-    run_rows([bench, "set", work, "0", str(a.set_count)])
-    run_rows([bench, "set", work, str(biggest), str(max(20, a.set_count // 2))])
-    log("opening the key-file store")
-    run_rows([bench, "open", work, str(biggest), str(a.open_count)])
-    log("import of a %s-item recipient bundle" % sizes_label(biggest))
-    run_rows([bench, "import", work, str(biggest), str(a.import_repeats)])
+        db, marker = c_db(work, n), c_db(work, n) + ".filled"
+        if not os.path.exists(marker):
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(db + suffix):
+                    os.unlink(db + suffix)
+            t = time.time()
+            subprocess.run([cref, "fill", db, str(n)], check=True)
+            add("c-ref", n, "fill_s", time.time() - t, "s", 1, "one transaction")
+            open(marker, "w").close()
+        path = git_file(work, n)
+        if not os.path.exists(path + ".filled"):
+            with open(path, "w") as f:
+                for i in range(n):
+                    f.write("https://user%d:%s@h%d.example.com\n" % (i, password(i), i))
+            os.chmod(path, 0o600)
+            open(path + ".filled", "w").close()
 
 
-def measure_durable_pairs(cref, bench, rounds, count):
-    """Durable writes, credstore's `set` and C's synchronous=FULL insert, in alternating rounds of
-    `count` each into fresh stores: an fsync's cost on a shared disk drifts by 2x within minutes,
-    so only writes measured side by side compare. Keeps the per-round ratio's median."""
-    ours, theirs, ratios = [], [], []
-    for _ in range(rounds):
-        tmp = tempfile.mkdtemp(prefix="credstore-bench-durable.")
+def paired(rounds, first, second):
+    """`rounds` rounds of first() and second(), alternating which goes first: both see the same
+    minutes of a machine whose speed drifts by tens of percent within minutes."""
+    xs, ys = [], []
+    for r in range(rounds):
+        if r % 2 == 0:
+            xs.append(first())
+            ys.append(second())
+        else:
+            ys.append(second())
+            xs.append(first())
+    return xs, ys
+
+
+def measure_lookups(bench, cref, work, sizes, a):
+    """credstore-bench lookup and cref lookup, one process each per round, alternating."""
+    per = max(50, a.lookups // a.lookup_rounds)
+    for n in sizes:
+        ours, theirs = paired(a.lookup_rounds, lambda: rows_of([bench, "lookup", work, str(n), str(per)]),
+                              lambda: rows_of([cref, "lookup", c_db(work, n), str(n), str(per)]))
+        note = "%d rounds of %d, alternating with the C reference; median of the rounds' medians" % (a.lookup_rounds, per)
+        for metric in ("lookup_med_us", "lookup_p99_us", "credentials_med_us", "credentials_p99_us"):
+            add("credstore", n, metric, med([o[metric] for o in ours]), "us", a.lookup_rounds * per, note)
+        for metric in ("lookup_med_us", "lookup_p99_us"):
+            add("c-ref", n, metric, med([t[metric] for t in theirs]), "us", a.lookup_rounds * per, note)
+        add("credstore", n, "lookup_over_c_ratio", med([o["lookup_med_us"] / t["lookup_med_us"] for o, t in zip(ours, theirs)]),
+            "x", a.lookup_rounds, "median of the rounds' ratios")
+        add("credstore", n, "lookup_peak_rss_kb", max(o["peak_rss_kb"] for o in ours), "kB", a.lookup_rounds,
+            "credstore-bench lookup, whole process")
+
+
+def measure_durable(bench, cref, work, sizes, a):
+    """Durable writes: credstore-bench `set` (a new credential each, its own transaction,
+    synchronous = FULL) and cref `set` (synchronous = FULL insert), in alternating small batches,
+    into a fresh store (N = 0) and into the stores of N (each side removes its writes again)."""
+    for n in [0] + list(sizes):
+        tmp = tempfile.mkdtemp(prefix="credstore-bench-durable.", dir=work)
         try:
-            p = subprocess.run([bench, "set", tmp, "0", str(count)], stdout=subprocess.PIPE, check=True)
-            o = next(json.loads(l)["value"] for l in p.stdout.decode().splitlines() if '"set_mean_us"' in l)
-            p = subprocess.run([cref, "bench", tmp, str(count), str(count), "1"], stdout=subprocess.PIPE, check=True)
-            c = next(json.loads(l)["value"] for l in p.stdout.decode().splitlines() if '"insert_each_txn_full_per_op_us"' in l)
+            def ours():
+                if n == 0:
+                    d = tempfile.mkdtemp(dir=tmp)
+                    r = rows_of([bench, "set", d, "0", str(a.durable_count)])
+                    shutil.rmtree(d, ignore_errors=True)
+                    return r
+                return rows_of([bench, "set", work, str(n), str(a.durable_count)])
+
+            def theirs():
+                if n == 0:
+                    db = os.path.join(tmp, "fresh-%d.db" % random.randrange(1 << 30))
+                    return rows_of([cref, "set", db, "0", str(a.durable_count)])
+                return rows_of([cref, "set", c_db(work, n), str(n), str(a.durable_count)])
+            os_, cs = paired(a.durable_rounds, ours, theirs)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        ours.append(o)
-        theirs.append(c)
-        ratios.append(o / c)
-    note = "%d alternating rounds of %d durable writes into a fresh store; median of rounds" % (rounds, count)
-    add("credstore", 0, "set_paired_mean_us", med(ours), "us", rounds, note)
-    add("c-ref", 0, "insert_paired_full_per_op_us", med(theirs), "us", rounds, note)
-    add("credstore", 0, "set_over_c_paired_ratio", med(ratios), "x", rounds, note + " (median of per-round ratios)")
+        note = "%d alternating batches of %d durable writes per side%s" % (
+            a.durable_rounds, a.durable_count, ", fresh store" if n == 0 else ", store of N")
+        add("credstore", n, "set_mean_us", med([o["set_mean_us"] for o in os_]), "us", a.durable_rounds, note)
+        add("credstore", n, "set_med_us", med([o["set_med_us"] for o in os_]), "us", a.durable_rounds, note)
+        add("c-ref", n, "set_full_mean_us", med([c["set_full_mean_us"] for c in cs]), "us", a.durable_rounds, note)
+        add("credstore", n, "set_over_c_ratio", med([o["set_mean_us"] / c["set_full_mean_us"] for o, c in zip(os_, cs)]),
+            "x", a.durable_rounds, "median of the batches' ratios of means")
 
 
-def measure_get(cref, credstore, maxrss, work, sizes, runs, rss_runs):
-    """One process per lookup, credstore's and C's interleaved so that both see the same noise.
-    Wall times from `runs` plain runs; peak RSS from `rss_runs` further runs under the helper."""
-    tmp = tempfile.mkdtemp(prefix="credstore-bench-cli.")
+def measure_open_verify(bench, work, sizes, a):
+    for n in sizes:
+        run_rows([bench, "open", work, str(n), str(a.open_count), str(a.open_seconds)],
+                 keep=lambda r: not r["metric"].startswith("rss_"), rename={"peak_rss_kb": "open_peak_rss_kb"})
+        run_rows([bench, "verify", work, str(n), str(a.verify_count), str(a.open_seconds)],
+                 keep=lambda r: not r["metric"].startswith("rss_"), rename={"peak_rss_kb": "verify_peak_rss_kb"})
+
+
+def measure_imports(bench, work, import_sizes, a):
+    for n in import_sizes:
+        repeats = a.import_repeats if n < 1000000 else 1
+        # With the split of the resident set at exit: a store's mapped pages are the kernel's page
+        # cache, anonymous memory is the process's own.
+        run_rows([bench, "import", work, str(n), str(repeats), "alone"],
+                 rename={"peak_rss_kb": "import_peak_rss_kb", "rss_anon_end_kb": "import_rss_anon_end_kb",
+                         "rss_file_end_kb": "import_rss_file_end_kb"})
+
+
+# The forms of `credstore get` measured, each as (name, argv after the binary, expected password,
+# stdin). i is the credential looked up, k its proxy.
+def get_forms(i, db):
+    url, realm = "https://h%d.example.com" % i, "realm%d" % (i % 10)
+    k = i % PROXIES
+    git_realm = "protocol=https\nhost=h%d.example.com\nwwwauth[]=Basic realm=\"%s\"\n\n" % (i, realm)
+    git_plain = "protocol=https\nhost=h%d.example.com\n\n" % i
+    return [
+        ("get URL --realm R", ["get", url, "--realm", realm, "--store", db], password(i), None),
+        ("get URL", ["get", url, "--store", db], password(i), None),
+        ("get URL --realm R --method basic", ["get", url, "--realm", realm, "--method", "basic", "--store", db], password(i), None),
+        ("get URL --realm R --method any", ["get", url, "--realm", realm, "--method", "any", "--store", db], password(i), None),
+        ("get URL --realm R --user U", ["get", url, "--realm", realm, "--user", "user%d" % i, "--store", db], password(i), None),
+        ("get URL --realm R --json", ["get", url, "--realm", realm, "--json", "--store", db], password(i), None),
+        ("get URL --proxy http", ["get", "http://proxy%d.example.com:3128" % k, "--proxy", "http", "--store", db], password(k), None),
+        ("git-credential get (wwwauth[] realm)", ["git-credential", "get", "--store", db], "password=" + password(i), git_realm),
+        ("git-credential get (protocol, host)", ["git-credential", "get", "--store", db], "password=" + password(i), git_plain),
+    ]
+
+
+PROXIES = 16  # proxy credentials in each permanent store (Benchmarks/Harness: `proxies`)
+GET_FORMS = [f[0] for f in get_forms(0, "")]
+
+
+def timed_process(argv, expect=None, stdin=None, env=None):
+    """Wall time of one process, timed from this harness around subprocess.run (spawn to reaped),
+    as the peer scripts time theirs."""
+    t = time.perf_counter()
+    p = subprocess.run(argv, input=stdin.encode() if stdin else None, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=env)
+    elapsed = time.perf_counter() - t
+    if p.returncode != 0 or (expect is not None and expect not in p.stdout.decode(errors="replace")):
+        raise RuntimeError("%s: rc=%d out=%r err=%r" % (" ".join(argv), p.returncode, p.stdout[-200:], p.stderr[-300:]))
+    return elapsed
+
+
+def peak_rss(maxrss, argv, expect=None, stdin=None, env=None):
+    """Peak RSS in kB of one process, through the maxrss helper (see Benchmarks/maxrss.c)."""
+    p = subprocess.run([maxrss] + argv, input=stdin.encode() if stdin else None, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=env)
+    err = p.stderr.decode(errors="replace").strip().splitlines()
+    if p.returncode != 0 or not err or not err[-1].startswith("maxrss_kb ") or (
+            expect is not None and expect not in p.stdout.decode(errors="replace")):
+        raise RuntimeError("maxrss %s: rc=%d err=%r" % (" ".join(argv), p.returncode, err[-3:]))
+    return int(err[-1].split()[1])
+
+
+def measure_get(cref, builds, maxrss, work, sizes, a):
+    """One process per lookup: every form of `credstore get` and `git-credential get` of each
+    build, `cref get` and `git credential-store get`, one after the other for each credential
+    picked, so that all see the same moment. A form slower than --form-seconds in total stops
+    early (at least 3 samples): some forms scan the whole store."""
+    home = tempfile.mkdtemp(prefix="credstore-bench-git.")
+    git_env = dict(os.environ, HOME=home, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     try:
-        for n in [100] + list(sizes):
-            cdb = os.path.join(tmp, "c-%d.db" % n)
-            subprocess.run([cref, "fill", cdb, str(n)], check=True)
-            ours_db = os.path.join(work, "perm-%d" % n, "credentials.db") if n in sizes else None
-            c_t, c_rss, o_t, o_rss = [], [], [], []
-            for k, i in enumerate(picks(n, runs + 3)):
-                c_argv = [cref, "get", cdb, str(i)]
-                o_argv = [credstore, "get", "https://h%d.example.com" % i, "--realm", "realm%d" % (i % 10),
-                          "--store", ours_db] if ours_db else None
-                t = timed_process(c_argv, expect=password(i))
-                if k >= 3:  # the first few warm the page cache and the binaries
-                    c_t.append(t)
-                if o_argv:
-                    t = timed_process(o_argv, expect=password(i))
-                    if k >= 3:
-                        o_t.append(t)
-                if k < rss_runs:
-                    c_rss.append(peak_rss(maxrss, c_argv, expect=password(i)))
-                    if o_argv:
-                        o_rss.append(peak_rss(maxrss, o_argv, expect=password(i)))
-            if n == 100:
-                # Invocation floors: a get that finds no store (credstore) or no key (C, empty store).
-                empty = os.path.join(tmp, "empty.db")
-                subprocess.run([cref, "fill", empty, "0"], check=True)
-                missing = os.path.join(tmp, "missing", "credentials.db")
-                cf, of = [], []
-                for _ in range(runs):
-                    t = time.perf_counter()
-                    subprocess.run([cref, "get", empty, "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                    cf.append(time.perf_counter() - t)
-                    t = time.perf_counter()
-                    subprocess.run([credstore, "get", "https://h5.example.com", "--store", missing],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                    of.append(time.perf_counter() - t)
-                spawn = []
-                for _ in range(runs):
-                    t = time.perf_counter()
-                    subprocess.run(["true"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                    spawn.append(time.perf_counter() - t)
-                add("c-ref-cli", 0, "invocation_floor_med_ms", med(cf) * 1e3, "ms", runs, "cref get of a missing key, empty store")
-                add("credstore-cli", 0, "invocation_floor_med_ms", med(of) * 1e3, "ms", runs,
-                    "credstore get with no store at --store (exit 69 path: start-up, parse, stat)")
-                add("harness", 0, "spawn_true_med_ms", med(spawn) * 1e3, "ms", runs, "spawn /bin/true from this harness")
-            for peer, ts, rs, note in (("c-ref-cli", c_t, c_rss, "cref get, one process per lookup"),
-                                       ("credstore-cli", o_t, o_rss, "credstore get, one process per lookup")):
+        spawn = [timed_process(["true"]) for _ in range(a.get_runs)]
+        add("harness", 0, "spawn_true_med_ms", med(spawn) * 1e3, "ms", len(spawn), "spawn /bin/true from this harness")
+        for n in sizes:
+            db = os.path.join(work, "perm-%d" % n, "credentials.db")
+            runners = []  # (peer, form, argv(i), expect(i), stdin(i), env)
+            runners.append(("c-ref-cli", "cref get", lambda i: [cref, "get", c_db(work, n), str(i)],
+                            lambda i: password(i), lambda i: None, None))
+            runners.append(("git-credential-store", "git credential-store get",
+                            lambda i: ["git", "credential-store", "--file", git_file(work, n), "get"],
+                            lambda i: "password=" + password(i),
+                            lambda i: "protocol=https\nhost=h%d.example.com\n\n" % i, git_env))
+            for build, binary in builds:
+                for k, form in enumerate(GET_FORMS):
+                    runners.append(("credstore-%s" % build, form,
+                                    (lambda b, k: lambda i: [b] + get_forms(i, db)[k][1])(binary, k),
+                                    (lambda k: lambda i: get_forms(i, db)[k][2])(k),
+                                    (lambda k: lambda i: get_forms(i, db)[k][3])(k), None))
+            times = {(p, f): [] for p, f, *_ in runners}  # (j, seconds)
+            rss = {(p, f): [] for p, f, *_ in runners}
+            spent = {(p, f): 0.0 for p, f, *_ in runners}
+            failed = {}
+            for j, i in enumerate(picks(n, a.get_runs + 2)):
+                for peer, form, argv, expect, stdin, env in runners:
+                    key = (peer, form)
+                    if key in failed or (times[key] and spent[key] > a.form_seconds):
+                        continue
+                    try:
+                        if j == 0 or (times[key] and times[key][-1][1] > 1.0):
+                            # The first run (a warm-up, not kept unless the form is slow) and a form
+                            # that scans the store: timed through maxrss, which adds about a
+                            # millisecond, so that one run gives both figures.
+                            t0 = time.perf_counter()
+                            rss[key].append(peak_rss(maxrss, argv(i), expect(i), stdin(i), env))
+                            t = time.perf_counter() - t0
+                        else:
+                            t = timed_process(argv(i), expect(i), stdin(i), env)
+                            if j < a.rss_runs and spent[key] + t <= a.form_seconds:
+                                rss[key].append(peak_rss(maxrss, argv(i), expect(i), stdin(i), env))
+                        spent[key] += t
+                        times[key].append((j, t))
+                    except RuntimeError as e:
+                        failed[key] = str(e)
+                        log("  %s %s at %s failed: %s" % (peer, form, sizes_label(n), str(e)[:300]))
+            for peer, form, *_ in runners:
+                key = (peer, form)
+                # The first two of each form warm the page cache and the binaries; a form slow
+                # enough to have fewer runs keeps them all.
+                ts = [t for j, t in times[key] if j >= 2] or [t for _, t in times[key]]
                 if not ts:
                     continue
-                add(peer, n, "lookup_med_ms", med(ts) * 1e3, "ms", len(ts), note)
-                add(peer, n, "lookup_p99_ms", p99(ts) * 1e3, "ms", len(ts), note)
-                add(peer, n, "peak_rss_med_kb", med(rs), "kB", len(rs), note + ", peak RSS")
-                add(peer, n, "peak_rss_max_kb", max(rs), "kB", len(rs), note + ", peak RSS")
+                note = form + (" (stopped after %.0f s)" % spent[key] if spent[key] > a.form_seconds else "")
+                add(peer, n, "get_med_ms|" + form, med(ts) * 1e3, "ms", len(ts), note)
+                add(peer, n, "get_p99_ms|" + form, p99(ts) * 1e3, "ms", len(ts), note)
+                if rss[key]:
+                    add(peer, n, "get_rss_max_kb|" + form, max(rss[key]), "kB", len(rss[key]), note + ", peak RSS")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def module_of(symbol):
+    """Which part of the binary a symbol belongs to: the module of a mangled Swift name
+    ($s<length><Module>...), else a C library by its prefixes."""
+    name = symbol.lstrip("_")
+    if name.startswith("$s") or name.startswith("$S"):
+        k, digits = 2, ""
+        while k < len(name) and name[k].isdigit():
+            digits += name[k]
+            k += 1
+        if digits:
+            module = name[k:k + int(digits)]
+            return {"s": "Swift (stdlib)", "So": "C types", "SC": "C types"}.get(module, module)
+        return "Swift (stdlib)" if name[2:3] in ("S", "s") else "Swift (other)"
+    low = symbol.lower()
+    if low.startswith("sqlite3") or "sqlite" in low:
+        return "SQLite"
+    if low.startswith(("crypto_", "sodium", "randombytes", "_sodium", "escrypt", "blake2b", "argon2")):
+        return "libsodium"
+    if "icu" in low or low.startswith(("u_", "ucol", "ubrk", "unorm", "uloc", "ucnv", "ures", "udata", "utf8_", "utext",
+                                      "uprv", "ucase", "uset", "uregex", "udat", "unum", "ucal", "ubidi", "uscript")):
+        return "ICU"
+    if low.startswith(("swift_", "swift::", "_swift")):
+        return "Swift runtime"
+    return "other C/C++ (libc, libstdc++, dispatch, Foundation's C parts …)"
+
+
+def measure_binaries(builds):
+    for build, binary in builds:
+        size = os.path.getsize(binary)
+        stripped = binary + ".stripped"
+        subprocess.run(["strip", "-o", stripped, binary], check=True)
+        add("binary", 0, "bytes|" + build, size, "B", 1, "credstore, %s build, as built" % build)
+        add("binary", 0, "stripped_bytes|" + build, os.path.getsize(stripped), "B", 1, "strip -o")
+        out = subprocess.run(["size", "-A", stripped], stdout=subprocess.PIPE).stdout.decode().splitlines()
+        sections = {}
+        for line in out:
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].startswith(".") and parts[1].isdigit():
+                sections[parts[0]] = int(parts[1])
+        for name in (".text", ".rodata", ".data.rel.ro", ".eh_frame", ".data", ".bss"):
+            if name in sections:
+                add("binary", 0, "section|%s|%s" % (build, name), sections[name], "B", 1, "size -A of the stripped binary")
+        os.unlink(stripped)
+        nm = subprocess.run(["nm", "-S", "--size-sort", binary], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        groups = {}
+        for line in nm.stdout.decode(errors="replace").splitlines():
+            parts = line.split()
+            if len(parts) == 4 and parts[2] in "tTrRdDbBvVwW":
+                groups[module_of(parts[3])] = groups.get(module_of(parts[3]), 0) + int(parts[1], 16)
+        for module, total in sorted(groups.items(), key=lambda x: -x[1])[:12]:
+            add("binary", 0, "module|%s|%s" % (build, module), total, "B", 1, "sum of nm -S symbol sizes")
 
 
 def peer_plan(mode):
@@ -345,50 +505,6 @@ def mb(kb):
     return None if kb is None else kb / 1024.0
 
 
-def budget_table(sizes):
-    small, big = min(sizes), max(sizes)
-    lines = ["| measure | credstore | C reference | ×C | budget (docs/contract.md) | met |",
-             "|---|---:|---:|---:|---|:---:|"]
-
-    def row(measure, ours, c, unit, budget, ok):
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
-            measure, fmt(ours) + (" " + unit if ours is not None else ""),
-            fmt(c) + (" " + unit if c is not None else ""), ratio(ours, c) if c is not None else "–",
-            budget, "–" if ok is None else ("yes" if ok else "**no**")))
-
-    o, c = get("credstore", big, "lookup_med_us"), get("c-ref", big, "lookup_med_us")
-    row("`defaultCredential(for:)` at %s, median" % sizes_label(big), o, c, "µs", "≤ 2× C",
-        None if o is None or c is None else o <= 2 * c)
-    o1, c1 = get("credstore", small, "lookup_med_us"), get("c-ref", small, "lookup_med_us")
-    if None not in (o, c, o1, c1):
-        go, gc = o / o1, c / c1
-        lines.append("| lookup growth %s → %s | %s× | %s× | %s | ≤ 1.2× C's growth | %s |" % (
-            sizes_label(small), sizes_label(big), fmt(go, 2), fmt(gc, 2), ratio(go, gc),
-            "yes" if go <= 1.2 * gc else "**no**"))
-    o, c = get("credstore", 0, "set_paired_mean_us"), get("c-ref", 0, "insert_paired_full_per_op_us")
-    r = get("credstore", 0, "set_over_c_paired_ratio")
-    if None not in (o, c, r):
-        lines.append("| durable `set`, mean per write, fresh store, %d rounds alternating with C's synchronous=FULL insert (medians) | %s µs | %s µs | %s× (median of rounds) | ≤ 2× C | %s |" % (
-            get_samples("credstore", 0, "set_over_c_paired_ratio") or 0, fmt(o), fmt(c), fmt(r, 2),
-            "yes" if r <= 2 else "**no**"))
-    o = get("credstore", big, "import_s")
-    row("import of a %s-item bundle (recipient)" % sizes_label(big), o, None, "s", "≤ 5 s",
-        None if o is None else o <= 5)
-    o, c = get("credstore-cli", big, "lookup_med_ms"), get("c-ref-cli", big, "lookup_med_ms")
-    row("`credstore get` process at %s, median wall" % sizes_label(big), o, c, "ms", "≤ 2× C",
-        None if o is None or c is None else o <= 2 * c)
-    o, c = mb(get("credstore-cli", big, "peak_rss_max_kb")), mb(get("c-ref-cli", big, "peak_rss_max_kb"))
-    row("`credstore get` at %s, peak RSS (max of runs)" % sizes_label(big), o, c, "MB", "≤ 30 MB",
-        None if o is None else o <= 30)
-    o = get("credstore", big, "open_med_ms")
-    row("open a key-file store, median (table seal checked over every row)", o, None, "ms", "≤ 5 ms",
-        None if o is None else o <= 5)
-    o = get("credstore", big, "open_rows_only_med_ms")
-    row("open a key-file store as `credstore get` does (seal MAC and anchor only), median", o, None, "ms", "≤ 5 ms",
-        None if o is None else o <= 5)
-    return lines
-
-
 def get_samples(peer, n, metric):
     for row in reversed(ROWS):
         if row["peer"] == peer and row["n"] == n and row["metric"] == metric:
@@ -396,102 +512,143 @@ def get_samples(peer, n, metric):
     return None
 
 
-def size_table(sizes):
-    lines = ["| N | `defaultCredential(for:)` median (p99) µs | `credentials(for:)` median µs | C lookup median (p99) µs | lookup ×C "
-             "| `credstore get` median (p99) ms | C `cref get` median (p99) ms | get ×C | get peak RSS MB (C) |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for n in sizes:
-        o, op = get("credstore", n, "lookup_med_us"), get("credstore", n, "lookup_p99_us")
-        l = get("credstore", n, "credentials_med_us")
-        c, cp = get("c-ref", n, "lookup_med_us"), get("c-ref", n, "lookup_p99_us")
-        g, gp = get("credstore-cli", n, "lookup_med_ms"), get("credstore-cli", n, "lookup_p99_ms")
-        cg, cgp = get("c-ref-cli", n, "lookup_med_ms"), get("c-ref-cli", n, "lookup_p99_ms")
-        r, cr = mb(get("credstore-cli", n, "peak_rss_max_kb")), mb(get("c-ref-cli", n, "peak_rss_max_kb"))
-        lines.append("| %s | %s (%s) | %s | %s (%s) | %s | %s (%s) | %s (%s) | %s | %s (%s) |" % (
-            sizes_label(n), fmt(o), fmt(op), fmt(l), fmt(c), fmt(cp), ratio(o, c), fmt(g), fmt(gp),
-            fmt(cg), fmt(cgp), ratio(g, cg), fmt(r), fmt(cr)))
-    return lines
+def verdict(values, limit):
+    """'yes' when every value is within limit, '**no**' when one is not, '–' when none measured."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    return "yes" if all(v <= limit for v in values) else "**no**"
 
 
-def other_table(sizes):
-    big = max(sizes)
-    lines = ["| measure | median | p99 / other | samples |", "|---|---:|---:|---:|"]
+def one_table(sizes, peer_sizes, builds):
+    """Every figure of the run, one row each, a column per store size: the value, its ratio to the
+    C reference measured beside it, a budget and whether it holds at every size."""
+    cols = [0] + list(sizes)
+    head = ["| figure | fresh | " + " | ".join(sizes_label(n) for n in sizes) + " | budget (issue 15) | met |",
+            "|---|" + "---:|" * len(cols) + "---|:---:|"]
+    lines = []
 
-    def row(label, metric_med, metric_other, n, unit, peer="credstore"):
-        m = get(peer, n, metric_med)
-        if m is None:
+    def line(label, cell, budget="", met="–"):
+        cells = [cell(n) for n in cols]
+        if not any(cells):
             return
-        other = get(peer, n, metric_other) if metric_other else None
-        lines.append("| %s | %s %s | %s | %s |" % (label, fmt(m), unit,
-                                                   (fmt(other) + " " + unit) if other is not None else "–",
-                                                   get_samples(peer, n, metric_med)))
-    row("durable `set` into a new store (store 0 → COUNT)", "set_med_us", "set_p99_us", 0, "µs")
-    row("durable `set` into the %s store" % sizes_label(big), "set_med_us", "set_p99_us", big, "µs")
-    row("C reference: synchronous=FULL insert, mean over 0 → 1,000", "insert_each_txn_full_per_op_us", None,
-        1000, "µs", peer="c-ref")
-    row("open the %s key-file store (p99 column: first open)" % sizes_label(big), "open_med_ms",
-        "open_first_ms", big, "ms")
-    row("open the %s key-file store with integrityCheck .rowsOnly" % sizes_label(big), "open_rows_only_med_ms",
-        None, big, "ms")
-    row("`credstore get` floor: no store at --store (start-up, parse, stat, exit)", "invocation_floor_med_ms", None, 0, "ms",
-        peer="credstore-cli")
-    row("C `cref get` floor: missing key in an empty store", "invocation_floor_med_ms", None, 0, "ms", peer="c-ref-cli")
-    row("spawning /bin/true from the harness", "spawn_true_med_ms", None, 0, "ms", peer="harness")
-    row("export %s synchronizable items to a recipient bundle" % sizes_label(big), "export_s", None, big, "s")
-    row("import that bundle into an empty store", "import_s", None, big, "s")
-    for n in sizes:
-        row("fill a %s store, one `set` each (setup, syncs off)" % sizes_label(n), "fill_s", None, n, "s")
-    rss = []
-    for row_ in ROWS:
-        if row_["peer"] == "credstore" and row_["metric"] == "peak_rss_kb":
-            mode = row_["note"].replace("credstore-bench ", "").replace(", whole process", "")
-            text = "%s N=%s: %s MB" % (mode, sizes_label(row_["n"]), fmt(row_["value"] / 1024))
-            anon = [r["value"] for r in ROWS if r["peer"] == "credstore" and r["n"] == row_["n"]
-                    and r["metric"] == "rss_anon_end_kb" and r["note"].startswith("credstore-bench %s," % mode)]
-            filed = [r["value"] for r in ROWS if r["peer"] == "credstore" and r["n"] == row_["n"]
-                     and r["metric"] == "rss_file_end_kb" and r["note"].startswith("credstore-bench %s," % mode)]
-            if anon and filed:
-                text += " (at exit %s MB anonymous + %s MB file-backed)" % (fmt(anon[-1] / 1024, 2), fmt(filed[-1] / 1024, 2))
-            rss.append(text)
-    return lines, rss
+        lines.append("| %s | %s | %s | %s |" % (label, " | ".join(c or "" for c in cells), budget, met))
+
+    def value(peer, metric, unit, scale=1.0, ratio_metric=None, ref=None, rss_metric=None):
+        def cell(n):
+            v = get(peer, n, metric)
+            if v is None:
+                return ""
+            text = fmt(v * scale) + (" " + unit if unit else "")
+            if ratio_metric:
+                r = get(peer, n, ratio_metric)
+                if r is not None:
+                    text += " (%s×)" % fmt(r, 2)
+            elif ref:
+                r = get(ref[0], n, ref[1])
+                if r is not None:
+                    text += " (%s)" % ratio(v, r)
+            if rss_metric:
+                m = get(peer, n, rss_metric)
+                if m is not None:
+                    text += ", %s MB" % fmt(m / 1024)
+            return text
+        return cell
+
+    def ratios(peer, metric, ref):
+        out = []
+        for n in sizes:
+            v, r = get(peer, n, metric), get(ref[0], n, ref[1])
+            out.append(v / r if v is not None and r else None)
+        return out
+
+    lookup_ratios = [get("credstore", n, "lookup_over_c_ratio") for n in sizes]
+    growth = None
+    o1, o2 = get("credstore", sizes[0], "lookup_med_us"), get("credstore", sizes[-1], "lookup_med_us")
+    c1, c2 = get("c-ref", sizes[0], "lookup_med_us"), get("c-ref", sizes[-1], "lookup_med_us")
+    if None not in (o1, o2, c1, c2) and len(sizes) > 1:
+        growth = (o2 / o1) / (c2 / c1)
+    lookup_ok = verdict(lookup_ratios, 1.3)
+    if lookup_ok == "yes" and growth is not None and growth > 1.0:
+        lookup_ok = "**no**"
+    line("**`defaultCredential(for:)`**, median µs (×C: median of the paired rounds' ratios)",
+         value("credstore", "lookup_med_us", "", ratio_metric="lookup_over_c_ratio"),
+         "≤ 1.3× C at every N; growth %s → %s no steeper than C's (here %s× C's)" % (
+             sizes_label(sizes[0]), sizes_label(sizes[-1]), fmt(growth, 2) if growth else "–"), lookup_ok)
+    line("`credentials(for:)`, median µs (×C lookup)", value("credstore", "credentials_med_us", "", ref=("c-ref", "lookup_med_us")))
+    line("C reference lookup (`cref lookup`), median µs", value("c-ref", "lookup_med_us", ""))
+    line("lookup p99 µs, credstore (C)", lambda n: "" if get("credstore", n, "lookup_p99_us") is None else "%s (%s)" % (
+        fmt(get("credstore", n, "lookup_p99_us")), fmt(get("c-ref", n, "lookup_p99_us"))))
+    line("**durable `set`** of a new credential, mean µs (×C: median of the paired batches' ratios)",
+         value("credstore", "set_mean_us", "", ratio_metric="set_over_c_ratio"),
+         "≤ 1.3× C's synchronous=FULL insert at every N",
+         verdict([get("credstore", n, "set_over_c_ratio") for n in cols], 1.3))
+    line("C reference synchronous=FULL insert (`cref set`), mean µs", value("c-ref", "set_full_mean_us", ""))
+    line("**open** (key file), median ms (whatever the library's default open checks)", value("credstore", "open_med_ms", "ms"),
+         "≤ 5 ms at 1,000,000", "not judged yet")
+    line("open + first `defaultCredential(for:)`, median ms", value("credstore", "open_lookup_med_ms", "ms"))
+    line("first open + first lookup of a process, ms", value("credstore", "open_first_lookup_first_ms", "ms"))
+    line("open as `credstore get` does (integrityCheck .rowsOnly), median ms", value("credstore", "open_rows_only_med_ms", "ms"))
+    line("**`verify()`**, median ms", value("credstore", "verify_med_ms", "ms"))
+    line("**export** of N synchronizable items (recipient bundle), s", value("credstore", "export_s", "s"))
+    imp = get("credstore", 100000, "import_s")
+    line("**import** of that bundle into an empty store (a process of its own), s", value("credstore", "import_s", "s"),
+         "≤ 2 s at 100,000; bounded memory at 1,000,000", "–" if imp is None else ("yes" if imp <= 2 else "**no**"))
+    line("import: largest anonymous resident set of the import's process, MB (before the import)",
+         lambda n: "" if get("credstore", n, "import_peak_anon_kb") is None else "%s (%s)" % (
+             fmt(get("credstore", n, "import_peak_anon_kb") / 1024), fmt((get("credstore", n, "import_anon_before_kb") or 0) / 1024)),
+         "bounded at 1,000,000", "–")
+    line("export + import harness process: peak RSS MB (the export's, with the stores' mapped pages)",
+         lambda n: "" if get("credstore", n, "import_peak_rss_kb") is None else fmt(get("credstore", n, "import_peak_rss_kb") / 1024))
+    line("C reference `cref get`, one process, median ms, peak RSS", value("c-ref-cli", "get_med_ms|cref get", "ms",
+                                                                         rss_metric="get_rss_max_kb|cref get"))
+    for build, _ in builds:
+        limit = 1.5 if build == "static" else 3.0
+        for form in GET_FORMS:
+            metric = "get_med_ms|" + form
+            rs = ratios("credstore-" + build, metric, ("c-ref-cli", "get_med_ms|cref get"))
+            rss_ok = verdict([mb(get("credstore-" + build, n, "get_rss_max_kb|" + form)) for n in sizes], 15)
+            ok = verdict(rs, limit)
+            line("`credstore %s`, %s build, median ms (×C), peak RSS" % (form, "shipped static" if build == "static" else "plain release"),
+                 value("credstore-" + build, metric, "ms", ref=("c-ref-cli", "get_med_ms|cref get"),
+                       rss_metric="get_rss_max_kb|" + form),
+                 "≤ %g× C; ≤ 15 MB" % limit, "–" if ok == "–" else ("yes" if ok == "yes" and rss_ok == "yes" else "**no**"))
+    line("`git credential-store --file F get`, median ms (×C), peak RSS",
+         value("git-credential-store", "get_med_ms|git credential-store get", "ms", ref=("c-ref-cli", "get_med_ms|cref get"),
+               rss_metric="get_rss_max_kb|git credential-store get"))
+    for peer in PEER_ORDER:
+        if peer == "git-credential-store":
+            continue
+        inproc = not peer.endswith("-cli") and peer.startswith("pykeyring")
+        line("peer %s, %s, median ms (×C)" % (peer, "in-process" if inproc else "one process"),
+             value(peer, "lookup_med_ms", "ms", ref=("c-ref-cli", "get_med_ms|cref get") if not inproc else None))
+    line("fill (setup, fsync off): credstore one `set` each, s", value("credstore", "fill_s", "s"))
+    line("fill (setup): C reference, one transaction, s", value("c-ref", "fill_s", "s"))
+    line("`credstore-bench lookup` process, peak RSS MB", lambda n: "" if get("credstore", n, "lookup_peak_rss_kb") is None
+         else fmt(get("credstore", n, "lookup_peak_rss_kb") / 1024))
+    return head + lines
+
+
+def binary_lines(builds):
+    out = []
+    for build, _ in builds:
+        size, stripped = get("binary", 0, "bytes|" + build), get("binary", 0, "stripped_bytes|" + build)
+        if size is None:
+            continue
+        sections = ["%s %s MB" % (r["metric"].split("|")[2], fmt(r["value"] / 1e6)) for r in ROWS
+                    if r["peer"] == "binary" and r["metric"].startswith("section|%s|" % build)]
+        modules = ["%s %s MB" % (r["metric"].split("|")[2], fmt(r["value"] / 1e6)) for r in ROWS
+                   if r["peer"] == "binary" and r["metric"].startswith("module|%s|" % build)]
+        out.append("- `credstore`, %s: %s MB as built, %s MB stripped; sections: %s; largest parts (symbol sizes "
+                   "by Swift module or C library, `nm -S`): %s." % (
+                       "shipped static build" if build == "static" else "plain release build (shared Swift runtime and Foundation)",
+                       fmt(size / 1e6), fmt(stripped / 1e6), ", ".join(sections), ", ".join(modules)))
+    return out
 
 
 PEER_ORDER = ["git-credential-store", "secret-tool+gnome-keyring", "pass+gpg",
               "pykeyring+alt-encrypted-cli", "pykeyring+cryptfile-cli",
               "pykeyring+alt-encrypted", "pykeyring+cryptfile"]
-
-
-def all_stores_table(sizes, peer_sizes):
-    ns = sorted(set([100] + list(peer_sizes) + list(sizes)))
-    lines = ["| store | kind | " + " | ".join(sizes_label(n) for n in ns) + " |",
-             "|---|---|" + "---:|" * len(ns)]
-
-    def line(label, kind, peer, metric, scale, ref_peer, ref_metric, ref_scale):
-        cells = []
-        for n in ns:
-            v = get(peer, n, metric)
-            if v is None:
-                cells.append("")
-                continue
-            v *= scale
-            ref = get(ref_peer, n, ref_metric)
-            ref = ref * ref_scale if ref is not None else None
-            shown = v * 1e3 if kind == "in-process" else v
-            cells.append(fmt(shown) + (" (%s)" % ratio(v, ref) if ref is not None and peer != ref_peer else ""))
-        if any(cells):
-            lines.append("| %s | %s | %s |" % (label, kind + (", µs" if kind == "in-process" else ", ms"), " | ".join(cells)))
-
-    line("**credstore** `defaultCredential(for:)`", "in-process", "credstore", "lookup_med_us", 1e-3,
-         "c-ref", "lookup_med_us", 1e-3)
-    line("C reference", "in-process", "c-ref", "lookup_med_us", 1e-3, "c-ref", "lookup_med_us", 1e-3)
-    line("**credstore get**", "process", "credstore-cli", "lookup_med_ms", 1, "c-ref-cli", "lookup_med_ms", 1)
-    line("C reference `cref get`", "process", "c-ref-cli", "lookup_med_ms", 1, "c-ref-cli", "lookup_med_ms", 1)
-    for peer in PEER_ORDER:
-        inproc = not peer.endswith("-cli") and peer.startswith("pykeyring")
-        line(peer, "in-process" if inproc else "process", peer, "lookup_med_ms", 1,
-             "c-ref" if inproc else "c-ref-cli", "lookup_med_us" if inproc else "lookup_med_ms",
-             1e-3 if inproc else 1)
-    return lines
 
 
 def series(sizes, peer_sizes):
@@ -506,11 +663,14 @@ def series(sizes, peer_sizes):
     s = [
         ("credstore defaultCredential(for:), in-process", pts("credstore", "lookup_med_us", 1e-3), "#d62728", 3, False),
         ("C reference lookup, in-process", pts("c-ref", "lookup_med_us", 1e-3), "#444444", 2, True),
-        ("credstore get, one process", pts("credstore-cli", "lookup_med_ms", 1), "#ff7f0e", 3, False),
-        ("C reference get, one process", pts("c-ref-cli", "lookup_med_ms", 1), "#000000", 2, True),
+        ("credstore get --realm, static, one process", pts("credstore-static", "get_med_ms|get URL --realm R", 1), "#ff7f0e", 3, False),
+        ("credstore get --realm, plain release", pts("credstore-plain", "get_med_ms|get URL --realm R", 1), "#ffbb78", 2, False),
+        ("credstore git-credential get, static", pts("credstore-static", "get_med_ms|git-credential get (wwwauth[] realm)", 1), "#e377c2", 2, False),
+        ("C reference get, one process", pts("c-ref-cli", "get_med_ms|cref get", 1), "#000000", 2, True),
+        ("git credential-store get, one process", pts("git-credential-store", "get_med_ms|git credential-store get", 1), "#1f77b4", 2, False),
     ]
-    colours = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
-    for peer, colour in zip(PEER_ORDER, colours):
+    colours = ["#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22", "#7f7f7f"]
+    for peer, colour in zip(PEER_ORDER[1:], colours):
         p = pts(peer, "lookup_med_ms", 1)
         if p:
             inproc = not peer.endswith("-cli") and peer.startswith("pykeyring")
@@ -592,21 +752,22 @@ def esc(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def report(a, sizes, peer_sizes, peer_status, versions, started, wall):
+def report(a, sizes, peer_sizes, builds, peer_status, versions, started, wall):
     lines = ["_Run of %s, %s; %.0f min of wall time; `Benchmarks/run %s`._"
              % (started, versions, wall / 60, " ".join(a.argv_echo)), ""]
-    lines += ["#### Budgets", ""] + budget_table(sizes) + [""]
-    lines += ["#### By store size (credstore and the C reference, same run)", ""] + size_table(sizes) + [""]
-    lines += ["Lookups: %d random credentials per size, each timed alone, warm store (the C reference: the same number "
-              "over its repeats, each repeat's after 20 untimed ones). `get`: %d processes per size, each timed from spawn to exit by the harness, "
-              "credstore's and C's interleaved; peak RSS: the largest of %d more runs per size, through "
-              "Benchmarks/maxrss.c (fork, exec, wait4 from a small C parent)." % (a.lookups, a.get_runs, a.rss_runs), ""]
-    other, rss = other_table(sizes)
-    lines += ["#### Other measurements", ""] + other + [""]
-    if rss:
-        lines += ["Peak RSS of each `credstore-bench` mode (own process): " + "; ".join(rss) + ".", ""]
-    lines += ["#### Every store: median lookup (×C: against the C reference of the same kind at the same N)", ""]
-    lines += all_stores_table(sizes, peer_sizes) + [""]
+    lines += one_table(sizes, peer_sizes, builds) + [""]
+    lines += ["In-process figures from `credstore-bench` (Benchmarks/Harness, a package depending on the `CredentialStore` "
+              "product, `swift build -c release`); stores of N permanent credentials in spaces with a realm and a method "
+              "(HTTP Basic), plus %d proxy credentials. Lookups: %d rounds per size, each one `credstore-bench lookup` "
+              "process (%d random credentials, each call timed alone, after 20 warm-up calls) and one `cref lookup` process "
+              "on a C database of the same N, alternating. Durable writes: %d batches of %d per side, alternating. `get`: "
+              "%d processes per form and size (a form that took more than %d s in total stopped early), every form, "
+              "`cref get` and `git credential-store get` one after the other for each credential, timed from spawn to "
+              "exit; peak RSS: the largest of %d more runs through Benchmarks/maxrss.c. Spawning /bin/true from the "
+              "harness: %s ms." % (PROXIES, a.lookup_rounds, max(50, a.lookups // a.lookup_rounds), a.durable_rounds,
+                                   a.durable_count, a.get_runs, a.form_seconds, a.rss_runs,
+                                   fmt(get("harness", 0, "spawn_true_med_ms"))), ""]
+    lines += binary_lines(builds) + [""]
     lines += ["Peers: " + "; ".join("%s: %s" % s for s in peer_status) + ". How each peer is driven, and "
               "which sizes are fast-filled or not run: `Benchmarks/peers/README.md`.", ""]
     return "\n".join(lines)
@@ -623,55 +784,79 @@ def versions_line():
                            stdout=subprocess.PIPE).stdout.strip()
     swift = first(["swift", "--version"])
     swift = swift[swift.find("Swift version"):].split(" (")[0].replace("Swift version ", "Swift ")
-    return "commit %s%s, %d cores, %s, gcc %s" % (commit, " + uncommitted changes" if dirty else "",
-                                                os.cpu_count(), swift, first(["gcc", "-dumpversion"]))
+    sqlite = first(["sh", "-c", "pkg-config --modversion sqlite3"])
+    return "commit %s%s, %d cores, %s, gcc %s, SQLite %s" % (commit, " + uncommitted changes" if dirty else "",
+                                                            os.cpu_count(), swift, first(["gcc", "-dumpversion"]), sqlite)
 
 
 def main():
     global LOG
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="directory with the release credstore and credstore-bench")
+    ap.add_argument("--harness", required=True, help="the credstore-bench executable (Benchmarks/Harness)")
+    ap.add_argument("--credstore-static", required=True, help="credstore as shipped (static release build)")
+    ap.add_argument("--credstore-plain", default=None, help="credstore as `swift build -c release` builds it")
     ap.add_argument("--out", default=os.path.join(REPO, "bench-out"))
     ap.add_argument("--work", default=None, help="cached stores (default OUT/stores; reused across runs)")
-    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--sizes", default="1000,10000,100000,1000000", help="store sizes (default 1000,10000,100000,1000000)")
+    ap.add_argument("--import-sizes", default=None,
+                    help="sizes of the export/import figure (default: those of --sizes from 100,000 up, else the largest)")
     ap.add_argument("--peer-sizes", default="100,1000,10000")
-    ap.add_argument("--lookups", type=int, default=2000)
-    ap.add_argument("--get-runs", type=int, default=40)
-    ap.add_argument("--rss-runs", type=int, default=10, help="get processes per size measured for peak RSS")
-    ap.add_argument("--set-count", type=int, default=1000)
-    ap.add_argument("--open-count", type=int, default=200)
-    ap.add_argument("--durable-rounds", type=int, default=9, help="alternating rounds of credstore sets and C inserts")
-    ap.add_argument("--durable-count", type=int, default=300, help="durable writes per side per round")
-    ap.add_argument("--import-repeats", type=int, default=3)
-    ap.add_argument("--cref-repeats", type=int, default=5)
+    ap.add_argument("--lookups", type=int, default=2000, help="lookups per size, over the rounds")
+    ap.add_argument("--lookup-rounds", type=int, default=5, help="alternating rounds of credstore and C lookup processes")
+    ap.add_argument("--get-runs", type=int, default=30, help="processes per form of get and size")
+    ap.add_argument("--form-seconds", type=int, default=20, help="a get form stops after this many seconds per size")
+    ap.add_argument("--rss-runs", type=int, default=5, help="get processes per form and size measured for peak RSS")
+    ap.add_argument("--open-count", type=int, default=100, help="opens per kind and size (at most)")
+    ap.add_argument("--open-seconds", type=int, default=10, help="opens of one kind stop after this many seconds")
+    ap.add_argument("--verify-count", type=int, default=10)
+    ap.add_argument("--durable-rounds", type=int, default=9, help="alternating batches of credstore sets and C inserts")
+    ap.add_argument("--durable-count", type=int, default=40, help="durable writes per side per batch")
+    ap.add_argument("--import-repeats", type=int, default=3, help="below 1,000,000; one import at 1,000,000")
     ap.add_argument("--peers", choices=["all", "fast", "none"], default="all",
                     help="fast: git, secret-tool, pass (not the Python keyrings, about 3.5 min)")
     ap.add_argument("--peer-timeout", type=int, default=900)
     ap.add_argument("--peers-dir", default=os.environ.get("CREDSTORE_PEERS_DIR", os.path.join(HERE, "peers")),
                     help="the peer drivers bench_*.py (default Benchmarks/peers, or $CREDSTORE_PEERS_DIR)")
     ap.add_argument("--quick", action="store_true",
-                    help="defaults for a shorter run: --lookups 500 --get-runs 20 --set-count 300 --open-count 50 "
-                         "--import-repeats 1 --cref-repeats 3 --durable-rounds 5 --durable-count 200 --peers fast")
+                    help="defaults for a shorter run: --lookups 900 --lookup-rounds 3 --get-runs 12 --form-seconds 8 "
+                         "--rss-runs 3 --open-count 30 --open-seconds 4 --verify-count 3 --durable-rounds 5 "
+                         "--durable-count 20 --import-repeats 1 --peers fast")
     ap.add_argument("--no-docs", action="store_true", help="leave docs/ alone")
     if "--quick" in sys.argv[1:]:
-        ap.set_defaults(lookups=500, get_runs=20, set_count=300, open_count=50, import_repeats=1,
-                        cref_repeats=3, durable_rounds=5, durable_count=200, peers="fast")
+        ap.set_defaults(lookups=900, lookup_rounds=3, get_runs=12, form_seconds=8, rss_runs=3, open_count=30,
+                        open_seconds=4, verify_count=3, durable_rounds=5, durable_count=20, import_repeats=1, peers="fast")
     a = ap.parse_args()
-    a.argv_echo = sys.argv[1:]
-    a.argv_echo = [x for i, x in enumerate(a.argv_echo) if x != "--bin" and (i == 0 or a.argv_echo[i - 1] != "--bin")]
-    sizes = [int(x) for x in a.sizes.split(",") if x]
+    a.argv_echo = []
+    skip = False
+    for x in sys.argv[1:]:
+        if skip:
+            skip = False
+            continue
+        if x in ("--harness", "--credstore-static", "--credstore-plain"):
+            skip = True
+            continue
+        if x.split("=")[0] in ("--harness", "--credstore-static", "--credstore-plain"):
+            continue
+        a.argv_echo.append(x)
+    sizes = sorted(int(x) for x in a.sizes.split(",") if x)
+    if a.import_sizes is not None:
+        import_sizes = sorted(int(x) for x in a.import_sizes.split(",") if x)
+    else:
+        import_sizes = [n for n in sizes if n >= 100000] or [max(sizes)]
     peer_sizes = [int(x) for x in a.peer_sizes.split(",") if x]
     os.makedirs(a.out, exist_ok=True)
-    work = a.work or os.path.join(a.out, "stores")
+    work = os.path.abspath(a.work or os.path.join(a.out, "stores"))
     os.makedirs(work, exist_ok=True)
     LOG = open(os.path.join(a.out, "run.log"), "w")
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.time()
     versions = versions_line()
     log("credstore side-by-side run, %s, %s" % (started, versions))
-    bench = os.path.join(a.bin, "credstore-bench")
-    credstore = os.path.join(a.bin, "credstore")
-    for exe in (bench, credstore):
+    bench = os.path.abspath(a.harness)
+    builds = [("static", os.path.abspath(a.credstore_static))]
+    if a.credstore_plain:
+        builds.append(("plain", os.path.abspath(a.credstore_plain)))
+    for exe in [bench] + [b for _, b in builds]:
         if not os.access(exe, os.X_OK):
             raise SystemExit("%s is missing; build it first (Benchmarks/run does)" % exe)
     cref, nosync, maxrss = build_helpers(a.out)
@@ -688,11 +873,13 @@ def main():
         steps.append((name, time.time() - t, st))
         log("=== %s: %s (%.0f s)" % (name, st, time.time() - t))
 
-    step("C reference, in-process", lambda: measure_c_inprocess(cref, sorted(set([100] + sizes)), a.lookups,
-                                                                 a.cref_repeats, nosync))
-    step("credstore, in-process", lambda: measure_ours_inprocess(bench, work, sizes, a, nosync))
-    step("durable writes, alternating with C", lambda: measure_durable_pairs(cref, bench, a.durable_rounds, a.durable_count))
-    step("get, one process per lookup", lambda: measure_get(cref, credstore, maxrss, work, sizes, a.get_runs, a.rss_runs))
+    step("filling the stores (cached in %s)" % work, lambda: fill_stores(bench, cref, nosync, work, sizes, import_sizes))
+    step("lookups, alternating with C", lambda: measure_lookups(bench, cref, work, sizes, a))
+    step("durable writes, alternating with C", lambda: measure_durable(bench, cref, work, sizes, a))
+    step("open and verify", lambda: measure_open_verify(bench, work, sizes, a))
+    step("export and import", lambda: measure_imports(bench, work, import_sizes, a))
+    step("get, one process per lookup", lambda: measure_get(cref, builds, maxrss, work, sizes, a))
+    step("binary sizes", lambda: measure_binaries(builds))
     peer_status = []
     step("peers", lambda: peer_status.extend(measure_peers(a.peers_dir, a.out, a.peers, peer_sizes, a.peer_timeout)))
 
@@ -700,7 +887,7 @@ def main():
         for row in ROWS:
             f.write(json.dumps(row) + "\n")
     wall = time.time() - t0
-    md = report(a, sizes, peer_sizes, peer_status, versions, started, wall)
+    md = report(a, sizes, peer_sizes, builds, peer_status, versions, started, wall)
     md += "\nSteps: " + "; ".join("%s %.0f s %s" % s for s in steps) + ".\n"
     svg = svg_plot(series(sizes, peer_sizes), "Median lookup latency against store size (%s)" % started)
     with open(os.path.join(a.out, "results.md"), "w") as f:

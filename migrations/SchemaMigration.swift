@@ -20,5 +20,6 @@ package enum SchemaHistory {
         migration0005ChangeLogBySequence,
         migration0006ChangeLogByTransaction,
         migration0007SyncStateSealed,
+        migration0008SealTree,
     ]
 }

@@ -18,6 +18,10 @@
  *   cref fill DB N                     credentials 0 ..< N into DB, one transaction
  *   cref get DB I                      look credential I up, print its password; exit 1 if absent
  *   cref put DB I                      insert credential I, one durable (synchronous = FULL) commit
+ *   cref lookup DB N LOOKUPS           in-process lookups in DB (filled with `fill`, N credentials), opened
+ *                                      as a store a program keeps open, JSON rows (see lookups())
+ *   cref set DB N COUNT                COUNT durable inserts of new credentials into DB (which holds N),
+ *                                      each timed, then deleted again; JSON rows (see durable_sets())
  *
  * Build: gcc -O2 -Wall -Wextra -o cref cref.c -lsodium -lsqlite3
  */
@@ -307,6 +311,84 @@ static int get(const char *path, long i) {
     return 0;
 }
 
+/*
+ * Lookups in an existing store, as credstore-bench times defaultCredential(for:): the database
+ * filled earlier by `cref fill` (one transaction, then closed: the WAL checkpointed into the main
+ * file), opened as a program opens its store, one prepared statement reused, every page read once
+ * (the whole table scanned: the page cache warm, as credstore's store is warm after its own
+ * warm-up), WARM_UP_LOOKUPS untimed lookups, then LOOKUPS ones, each timed alone.
+ *
+ * The file is memory-mapped up to 256 MiB, as credstore's connection maps its store: at 100,000
+ * credentials and more, reading pages through mmap rather than read(2) is 10-15% faster, and the
+ * reference should have what credstore has. Each lookup is its own read transaction over an empty
+ * WAL, which costs a shared-lock fcntl pair and an fstat of the database (SQLite takes the page
+ * count from the file when the WAL has no frames): credstore's lookups make the same calls.
+ * `bench`, which looks up right after its bulk insert, reads the page count from the WAL instead,
+ * about 0.5 µs less (docs/performance.md, "The C reference's denominator").
+ */
+static int lookups(const char *path, long n, long count) {
+    if (n < 1 || count < 1 || n > UINT32_MAX) {
+        fprintf(stderr, "cref lookup: N (below 2^32) and LOOKUPS must be positive\n");
+        return 2;
+    }
+    double *times = calloc((size_t)count, sizeof(double));
+    if (!times) fail("out of memory", NULL);
+    sqlite3 *db = open_store(path, "FULL");
+    run(db, "PRAGMA mmap_size = 268435456");
+    run(db, "SELECT sum(length(v)) FROM cred");
+    sqlite3_stmt *statement = prepare_lookup(db);
+    for (int w = 0; w < WARM_UP_LOOKUPS; w++) timed_lookup(db, statement, n);
+    for (long j = 0; j < count; j++) times[j] = timed_lookup(db, statement, n);
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    qsort(times, (size_t)count, sizeof *times, ascending);
+    emit(n, "lookup_med_us", median_of(times, count) * 1e6, "us", count);
+    emit(n, "lookup_p99_us", p99_of(times, count) * 1e6, "us", count);
+    free(times);
+    return 0;
+}
+
+/*
+ * Durable writes into a store of N, as credstore-bench's `set DIR N COUNT` does them: COUNT new
+ * credentials (indices N, N + 1, ...), each inserted in its own synchronous = FULL commit and timed
+ * alone, then deleted again (untimed), so the database keeps its N for the next round.
+ */
+static int durable_sets(const char *path, long n, long count) {
+    if (count < 1 || n + count > UINT32_MAX) {
+        fprintf(stderr, "cref set: COUNT must be positive\n");
+        return 2;
+    }
+    double *times = calloc((size_t)count, sizeof(double));
+    if (!times) fail("out of memory", NULL);
+    sqlite3 *db = open_store(path, "FULL");
+    for (long j = 0; j < count; j++) {
+        double start = seconds();
+        insert(db, n + j, n + j + 1, 0);
+        times[j] = seconds() - start;
+    }
+    sqlite3_stmt *statement;
+    unsigned char index[INDEX_BYTES];
+    if (sqlite3_prepare_v2(db, "DELETE FROM cred WHERE k = ?", -1, &statement, NULL) != SQLITE_OK) fail("prepare delete", db);
+    run(db, "BEGIN");
+    for (long j = 0; j < count; j++) {
+        blind_index(n + j, index);
+        sqlite3_bind_blob(statement, 1, index, INDEX_BYTES, SQLITE_STATIC);
+        if (sqlite3_step(statement) != SQLITE_DONE) fail("delete", db);
+        sqlite3_reset(statement);
+    }
+    run(db, "COMMIT");
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    double total = 0;
+    for (long j = 0; j < count; j++) total += times[j];
+    qsort(times, (size_t)count, sizeof *times, ascending);
+    emit(n, "set_full_mean_us", total / (double)count * 1e6, "us", count);
+    emit(n, "set_full_med_us", median_of(times, count) * 1e6, "us", count);
+    emit(n, "set_full_p99_us", p99_of(times, count) * 1e6, "us", count);
+    free(times);
+    return 0;
+}
+
 static int parse_count(const char *text, long *value) {
     char *end;
     *value = strtol(text, &end, 10);
@@ -319,6 +401,10 @@ int main(int argc, char **argv) {
     if (argc == 6 && !strcmp(argv[1], "bench") && parse_count(argv[3], &a) && parse_count(argv[4], &b) &&
         parse_count(argv[5], &c))
         return bench(argv[2], a, b, c);
+    if (argc == 5 && parse_count(argv[3], &a) && parse_count(argv[4], &b)) {
+        if (!strcmp(argv[1], "lookup")) return lookups(argv[2], a, b);
+        if (!strcmp(argv[1], "set")) return durable_sets(argv[2], a, b);
+    }
     if (argc == 4 && parse_count(argv[3], &a)) {
         if (!strcmp(argv[1], "get")) return get(argv[2], a);
         if (!strcmp(argv[1], "fill") || !strcmp(argv[1], "put")) {
@@ -331,6 +417,6 @@ int main(int argc, char **argv) {
             return 0;
         }
     }
-    fprintf(stderr, "usage: cref bench DIR N LOOKUPS REPEATS | fill DB N | get DB I | put DB I\n");
+    fprintf(stderr, "usage: cref bench DIR N LOOKUPS REPEATS | fill DB N | get DB I | put DB I | lookup DB N LOOKUPS | set DB N COUNT\n");
     return 2;
 }

@@ -6,7 +6,7 @@ import CredentialStore
 /// The executable calls ``execute(_:)``; tests call it too, with their own ``Console`` bound.
 public struct CredstoreCommand: AsyncParsableCommand {
     /// The command's name, which every subcommand also gives as its `_superCommandName`: a
-    /// subcommand parsed as the root (``parseThroughSubcommand(_:)``) then skips ArgumentParser's
+    /// subcommand parsed as the root (``parsedThroughItsSubcommand(_:)``) then skips ArgumentParser's
     /// check for the completion-script flags, about a third of its start-up, which only the root
     /// answers. The help screens never read it: their command stack starts at this command.
     static let name = "credstore"
@@ -59,7 +59,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
         let console = Console.current
         do {
             var command: any ParsableCommand
-            if let parsed = parseThroughSubcommand(arguments) {
+            if let parsed = parsedThroughItsSubcommand(arguments) {
                 command = parsed
             } else {
                 command = try await asyncParseAsRoot(arguments)
@@ -86,7 +86,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
     public static func executeSynchronously(_ arguments: [String]) -> Int32? {
         let console = Console.current
         do {
-            var command = try parseThroughSubcommand(arguments) ?? parseAsRoot(arguments)
+            var command = try parsedThroughItsSubcommand(arguments) ?? parseAsRoot(arguments)
             if command is any AsyncParsableCommand { return nil }
             switch command {
             case let get as GetCommand: try get.lookup.run(console, then: .exitProcess)
@@ -99,29 +99,34 @@ public struct CredstoreCommand: AsyncParsableCommand {
         }
     }
 
-    /// The command `arguments` name, parsed by its subcommand's type alone; nil when they name no
-    /// subcommand or that parse fails, and the full parser then answers (help, errors, completion).
+    /// The command `arguments` name, parsed by its own subcommand type alone; nil when the first
+    /// argument names no subcommand, asks for help, or does not parse (the root parser then
+    /// handles it, so every message, usage line and help text is the root's).
     ///
-    /// ArgumentParser's start-up cost is in the Swift runtime, not in reading arguments: every type
-    /// it reflects over or casts costs a protocol-conformance lookup, and each first lookup scans
-    /// every conformance record of the binary (about 19,000 in the static build). Parsing from the
-    /// root builds the whole command tree, reflects every command's name and options and tries the
-    /// completion-script flags against each; parsing from the named subcommand touches only its
-    /// own types (docs/performance.md, "Start-up"). The root takes no options of its own and has no
-    /// default subcommand, so a subcommand's successful parse is what the root's would give; a
-    /// failure here is parsed again from the root, which then reports it as before.
-    package static func parseThroughSubcommand(_ arguments: [String]) -> (any ParsableCommand)? {
-        guard let name = arguments.first, !name.hasPrefix("-"),
-              let subcommand = configuration.subcommands.first(where: { $0.configuration.commandName == name }),
-              let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
-              // Help, version and completion requests come back as commands of ArgumentParser's own.
-              isInTree(type(of: command), of: subcommand)
+    /// ArgumentParser's first parse from the root reflects over every command's properties, and
+    /// each new property type costs a scan of the binary's protocol conformances: most of a `get`
+    /// process that should take a few milliseconds (docs/performance.md, "Start-up"). Parsing from
+    /// the named subcommand reflects over that command's properties only; the parser and its rules
+    /// are the same. Each top-level subcommand names `credstore` as its `_superCommandName`, so
+    /// that parsed as the root it also skips the check for the completion-script flags, which only
+    /// the root answers (about 1.5 million instructions). The root takes no options of its own and
+    /// has no default subcommand, so a subcommand's successful parse is what the root's would give;
+    /// `SubcommandParseTests` checks it for every command.
+    package static func parsedThroughItsSubcommand(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard !arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "--version" || $0.hasPrefix("--generate-completion") || $0.hasPrefix("--experimental") })
         else { return nil }
-        return command
-    }
-
-    private static func isInTree(_ type: any ParsableCommand.Type, of root: any ParsableCommand.Type) -> Bool {
-        type == root || root.configuration.subcommands.contains { isInTree(type, of: $0) }
+        // Down the command tree by name (`netrc export`, `device show`), to a command without subcommands.
+        var command: any ParsableCommand.Type = Self.self
+        var rest = arguments[...]
+        while !command.configuration.subcommands.isEmpty {
+            guard let name = rest.first,
+                  let next = command.configuration.subcommands.first(where: { $0.configuration.commandName == name })
+            else { return nil }
+            command = next
+            rest = rest.dropFirst()
+        }
+        guard command != Self.self else { return nil }
+        return try? command.parseAsRoot(Array(rest))
     }
 
     /// Writes the one-line message for `error` and returns its exit status.

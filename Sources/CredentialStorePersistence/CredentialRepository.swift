@@ -142,6 +142,15 @@ package protocol CredentialRepositoryReading {
     func changes(after sequence: Int64, limit: Int) throws -> [SealedChangeEntry]
     /// The table seal; nil when its row is missing.
     func tableSeal() throws -> TableSeal?
+    /// The seal tree's nodes among `ids` that exist (an absent node is an empty one), by id.
+    func sealNodes(_ ids: [Int64]) throws -> [Int64: [UInt8]]
+    /// Every node of the seal tree, by ascending id, streamed (the full check).
+    func forEachSealNode(_ body: (_ id: Int64, _ body: [UInt8]) throws -> Void) throws
+    /// ``space(_:)``, with the seal and the seal tree's node `nodeID` (the space's bucket), in one
+    /// statement and so one snapshot: what a lookup needs to check its answer.
+    func spaceWithSeal(_ spaceIndex: BlindIndex, nodeID: Int64) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]])
+    /// The seal and the seal tree's nodes among `ids`, in one statement.
+    func sealWithNodes(_ ids: [Int64]) throws -> (seal: TableSeal?, nodes: [Int64: [UInt8]])
     /// Every sealed row's fingerprint in `tables`, streamed (the table seal's full check), with
     /// whether the row is one half of a synchronizable item: a credential row of the synchronizable
     /// tier, or a live (not deleted) sync register. The two halves must pair up, key for key.
@@ -166,6 +175,10 @@ package protocol CredentialRepositoryReading {
 package protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func initialize(header: StoreHeader, slots: [KeySlot]) throws
     func setTableSeal(_ seal: TableSeal) throws
+    /// Writes a node of the seal tree; nil deletes it (an empty node is not stored).
+    func setSealNode(_ id: Int64, body: [UInt8]?) throws
+    /// Empties the seal tree (rekey and the migration that creates it build it again).
+    func deleteAllSealNodes() throws
     func replaceSlots(_ slots: [KeySlot], header: StoreHeader) throws
     func upsert(_ credential: SealedCredential) throws
     /// Empties the credential and default tables (rekey re-seals everything in the same transaction).

@@ -27,6 +27,21 @@ package struct SealedRowFingerprint: Hashable, Sendable {
     package var table: Table
     package var key: [UInt8]
     package var tags: [UInt8]
+    /// A credential row's origin index (empty for the other tables): the row is found by it too
+    /// (every credential of a host), so the seal groups it under its origin as well.
+    package var originIndex: [UInt8] = []
+    /// The row's first key column as stored (the space index, or a trusted device's key index;
+    /// empty for the one-row tables): what the seal groups it by. Taken from the column, not cut
+    /// from `key`, whose columns are concatenated without their lengths.
+    package var group: [UInt8]
+
+    package init(table: Table, key: [UInt8], tags: [UInt8], originIndex: [UInt8] = [], group: [UInt8]) {
+        self.table = table
+        self.key = key
+        self.tags = tags
+        self.originIndex = originIndex
+        self.group = group
+    }
 }
 
 /// What hears of the sealed rows a write transaction changes, one row at a time, as the SQL runs:
@@ -50,34 +65,37 @@ extension SealedRowFingerprint {
 
     package init(_ row: SealedCredential) {
         self.init(table: .credentials, key: row.spaceIndex.bytes + row.userIndex.bytes,
-                  tags: Self.tag(row.sealedSpace) + Self.tag(row.sealedCredential))
+                  tags: Self.tag(row.sealedSpace) + Self.tag(row.sealedCredential), originIndex: row.originIndex.bytes,
+                  group: row.spaceIndex.bytes)
     }
 
     package init(_ choice: SealedDefault) {
-        self.init(table: .defaultChoices, key: choice.spaceIndex.bytes + choice.userIndex.bytes, tags: Self.tag(choice.sealedUser))
+        self.init(table: .defaultChoices, key: choice.spaceIndex.bytes + choice.userIndex.bytes, tags: Self.tag(choice.sealedUser),
+                  group: choice.spaceIndex.bytes)
     }
 
     package init(trustedKeyIndex: BlindIndex, sealedPublicKey: [UInt8]) {
-        self.init(table: .trustedDevices, key: trustedKeyIndex.bytes, tags: Self.tag(sealedPublicKey))
+        self.init(table: .trustedDevices, key: trustedKeyIndex.bytes, tags: Self.tag(sealedPublicKey), group: trustedKeyIndex.bytes)
     }
 
     /// With its clear columns as `SQLiteAccess` reads integers (8 bytes, big-endian).
     package init(_ item: SealedSyncItem) {
         self.init(table: .syncItems, key: item.spaceIndex.bytes + item.userIndex.bytes,
-                  tags: Self.tag(item.sealedState) + Self.bigEndian(item.deleted ? 1 : 0) + Self.bigEndian(item.wall))
+                  tags: Self.tag(item.sealedState) + Self.bigEndian(item.deleted ? 1 : 0) + Self.bigEndian(item.wall),
+                  group: item.spaceIndex.bytes)
     }
 
     package init(_ choice: SealedSyncDefault) {
-        self.init(table: .syncDefaults, key: choice.spaceIndex.bytes, tags: Self.tag(choice.sealedState))
+        self.init(table: .syncDefaults, key: choice.spaceIndex.bytes, tags: Self.tag(choice.sealedState), group: choice.spaceIndex.bytes)
     }
 
     package init(_ device: SealedDevice) {
-        self.init(table: .device, key: [], tags: device.deviceID + device.publicKey + Self.tag(device.sealedSecretKey))
+        self.init(table: .device, key: [], tags: device.deviceID + device.publicKey + Self.tag(device.sealedSecretKey), group: [])
     }
 
     /// The clock has no ciphertext: its reading.
     package init(syncClockWall wall: Int64, counter: Int64) {
-        self.init(table: .syncClock, key: [], tags: Self.bigEndian(wall) + Self.bigEndian(counter))
+        self.init(table: .syncClock, key: [], tags: Self.bigEndian(wall) + Self.bigEndian(counter), group: [])
     }
 
     /// An integer column as `SQLiteAccess` puts it in a fingerprint.

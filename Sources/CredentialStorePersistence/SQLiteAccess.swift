@@ -8,10 +8,18 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     package let db: Database
     /// Told of each sealed row a write removes and adds; reads have none.
     package var observer: (any RowChangeObserver)?
+    /// The connection's statements of the hot paths; without them, GRDB's cache serves.
+    package var prepared: PreparedStatements?
 
-    package init(db: Database, observer: (any RowChangeObserver)? = nil) {
+    package init(db: Database, observer: (any RowChangeObserver)? = nil, prepared: PreparedStatements? = nil) {
         self.db = db
         self.observer = observer
+        self.prepared = prepared
+    }
+
+    private func statement(_ key: PreparedStatements.Key) throws -> Statement {
+        guard let prepared else { return try db.cachedStatement(sql: key.sql) }
+        return try prepared.statement(key, in: db)
     }
 
     private static let credentialColumns = """
@@ -22,16 +30,16 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     // SQL text, and building it anew for each of a hundred thousand rows shows in a profile.
     /// A space's credential rows, then its default choice as a row whose `origin_index` is NULL
     /// (a credential row's never is: the column is NOT NULL).
-    private static let spaceSQL = """
+    static let spaceSQL = """
         SELECT \(credentialColumns) FROM credentials WHERE space_index = ?1
         UNION ALL
         SELECT space_index, user_index, NULL, NULL, NULL, NULL, sealed_user, NULL FROM default_choices WHERE space_index = ?1
         """
-    private static let credentialByKeySQL = "SELECT \(credentialColumns) FROM credentials WHERE space_index = ? AND user_index = ?"
-    private static let insertCredentialSQL = "INSERT INTO credentials (\(credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
-    private static let replaceCredentialSQL = "INSERT OR REPLACE INTO credentials (\(credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    static let credentialByKeySQL = "SELECT \(credentialColumns) FROM credentials WHERE space_index = ? AND user_index = ?"
+    static let insertCredentialSQL = "INSERT INTO credentials (\(credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+    static let replaceCredentialSQL = "INSERT OR REPLACE INTO credentials (\(credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
     private static let syncItemColumns = "space_index, user_index, deleted, wall, sealed_state"
-    private static let syncItemByKeySQL = "SELECT \(syncItemColumns) FROM sync_items WHERE space_index = ? AND user_index = ?"
+    static let syncItemByKeySQL = "SELECT \(syncItemColumns) FROM sync_items WHERE space_index = ? AND user_index = ?"
     private static let upsertSyncItemSQL = "INSERT OR REPLACE INTO sync_items (\(syncItemColumns)) VALUES (?, ?, ?, ?, ?)"
     private static let insertSyncItemSQL = "INSERT INTO sync_items (\(syncItemColumns)) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 
@@ -91,8 +99,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     package func keyGeneration() throws -> Int64? {
         var generation: Int64?
-        try db.cachedStatement(sql: "SELECT key_generation FROM store_header WHERE id = 1")
-            .forEachRawRow(values: []) { generation = $0.integer(0) }
+        try statement(.keyGeneration).forEachRawRow(values: []) { generation = $0.integer(0) }
         return generation
     }
 
@@ -102,7 +109,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         // choice can notice it (a space with one row left would otherwise answer with that row).
         // One statement, not two: one read transaction (its locks are most of a lookup's system
         // calls), and one snapshot, so another writer's commit cannot fall between the two.
-        let statement = try db.cachedStatement(sql: Self.spaceSQL)
+        let statement = try self.statement(.space)
         var result = SealedSpace(credentials: [], defaultChoice: nil)
         try statement.forEachRawRow(binding: [spaceIndex]) { row in
             if row.isNull(2) {
@@ -116,7 +123,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     package func credential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws -> SealedCredential? {
-        let statement = try db.cachedStatement(sql: Self.credentialByKeySQL)
+        let statement = try self.statement(.credentialByKey)
         var result: SealedCredential?
         try statement.forEachRawRow(binding: [spaceIndex, userIndex]) { result = try Self.credential($0) }
         return result
@@ -128,7 +135,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     package func defaultChoice(space spaceIndex: BlindIndex) throws -> SealedDefault? {
-        let statement = try db.cachedStatement(sql: "SELECT user_index, sealed_user FROM default_choices WHERE space_index = ?")
+        let statement = try self.statement(.defaultChoice)
         var result: SealedDefault?
         try statement.forEachRawRow(binding: [spaceIndex]) { row in
             guard let user = row.blob(0), let sealed = row.blob(1) else { throw Self.damagedRow }
@@ -158,8 +165,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     package func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64) {
         var position: (sequence: Int64, changeTotal: Int64) = (0, 0)
-        try db.cachedStatement(sql: "SELECT seq, change_total FROM change_entries ORDER BY seq DESC LIMIT 1")
-            .forEachRawRow(values: []) { position = ($0.int64(0), $0.int64(1)) }
+        try statement(.changeLogPosition).forEachRawRow(values: []) { position = ($0.int64(0), $0.int64(1)) }
         return position
     }
 
@@ -221,8 +227,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     package func syncItem(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws -> SealedSyncItem? {
         var result: SealedSyncItem?
-        try db.cachedStatement(sql: Self.syncItemByKeySQL)
-            .forEachRawRow(binding: [spaceIndex, userIndex]) { result = try Self.syncItem($0) }
+        try statement(.syncItemByKey).forEachRawRow(binding: [spaceIndex, userIndex]) { result = try Self.syncItem($0) }
         return result
     }
 
@@ -358,12 +363,12 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         ]
         // A new row goes straight in. Only when one is there already is it read, for the seal to
         // fold its fingerprint out, and replaced: an import of new rows saves a lookup per row.
-        try db.cachedStatement(sql: Self.insertCredentialSQL).executeRaw(values)
+        try statement(.insertCredential).executeRaw(values)
         if db.changesCount == 0 {
             if let observer, let old = try fingerprint(.credentials, [credential.spaceIndex, credential.userIndex]) {
                 observer.rowRemoved(old)
             }
-            try db.cachedStatement(sql: Self.replaceCredentialSQL).executeRaw(values)
+            try statement(.replaceCredential).executeRaw(values)
         }
         observer?.rowAdded(SealedRowFingerprint(credential))
     }
@@ -386,12 +391,10 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     package func setDefaultChoice(_ choice: SealedDefault) throws {
         let values: [RawValue] = [.blob(choice.spaceIndex), .blob(choice.userIndex), .blob(choice.sealedUser)]
         // As in `upsert(_:)`: a new choice goes straight in, one that is there is read and replaced.
-        try db.cachedStatement(sql: "INSERT INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-            .executeRaw(values)
+        try statement(.insertDefaultChoice).executeRaw(values)
         if db.changesCount == 0 {
             if let observer, let old = try fingerprint(.defaultChoices, [choice.spaceIndex]) { observer.rowRemoved(old) }
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO default_choices (space_index, user_index, sealed_user) VALUES (?, ?, ?)")
-                .executeRaw(values)
+            try statement(.replaceDefaultChoice).executeRaw(values)
         }
         observer?.rowAdded(SealedRowFingerprint(choice))
     }
@@ -402,9 +405,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     package func appendChange(sequence: Int64, writer: [UInt8], processID: Int32, written: Int64, changeTotal: Int64, sealedChanges: [UInt8]) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO change_entries (seq, writer, pid, written, change_total, sealed_changes) VALUES (?, ?, ?, ?, ?, ?)
-            """).executeRaw([
+        try statement(.appendChange).executeRaw([
                 .integer(sequence), .blob(writer), .integer(Int64(processID)), .integer(written),
                 .integer(changeTotal), .blob(sealedChanges),
             ])
@@ -418,12 +419,14 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         // retention, even when the clock stepped back between writes: a younger entry ahead of it
         // holds it back instead. The newest entry always matches, so the log never empties.
         guard keptChanges > 0 else { return }
-        guard let firstKept = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT seq FROM change_entries WHERE change_total > ? OR written >= ? ORDER BY seq LIMIT 1"),
-            arguments: [keptChanges, writtenSince])
-        else { return }
+        var firstKept: Int64?
+        try statement(.firstKeptChange).forEachRawRow(values: [.integer(keptChanges), .integer(writtenSince)]) { row in
+            guard let seq = row.integer(0) else { throw Self.damagedRow }
+            firstKept = seq
+        }
+        guard let firstKept else { return }
         // A bound of its own, so SQLite's range covers the deleted entries alone.
-        try db.cachedStatement(sql: "DELETE FROM change_entries WHERE seq < ?").execute(arguments: [firstKept])
+        try statement(.pruneChangeLog).executeRaw([.integer(firstKept)])
     }
 
     // MARK: Table seal
@@ -435,7 +438,9 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     private static func fingerprintSQL(_ table: SealedRowFingerprint.Table) -> (table: String, columns: String, keyColumns: Int32, fingerprintColumns: Int32, key: String) {
         switch table {
         case .credentials:
-            ("credentials", "space_index, user_index, substr(sealed_space, -16), substr(sealed_credential, -16), persistence = 3", 2, 4,
+            // The origin index last, after the flag: it places the row in the seal's tree, and is
+            // bound into both tags.
+            ("credentials", "space_index, user_index, substr(sealed_space, -16), substr(sealed_credential, -16), persistence = 3, origin_index", 2, 4,
              "space_index = ? AND user_index = ?")
         case .defaultChoices:
             ("default_choices", "space_index, user_index, substr(sealed_user, -16), 0", 2, 3, "space_index = ?")
@@ -459,7 +464,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     private static func fingerprint(_ table: SealedRowFingerprint.Table, _ row: RawRow) -> SealedRowFingerprint {
         let shape = fingerprintSQL(table)
-        var fingerprint = SealedRowFingerprint(table: table, key: [], tags: [])
+        var fingerprint = SealedRowFingerprint(table: table, key: [], tags: [], group: [])
         for column in 0..<shape.fingerprintColumns {
             // A blob as it is, an integer as 8 big-endian bytes; any other type (which no writer
             // stores) as a byte no blob or integer of the right size matches.
@@ -471,12 +476,14 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
             } else {
                 bytes = [0xFF]
             }
+            if column == 0, shape.keyColumns > 0 { fingerprint.group = bytes }
             if column < shape.keyColumns {
                 fingerprint.key += bytes
             } else {
                 fingerprint.tags += bytes
             }
         }
+        if table == .credentials { fingerprint.originIndex = row.blob(shape.fingerprintColumns + 1) ?? [0xFF] }
         return fingerprint
     }
 
@@ -520,9 +527,21 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         return (credentials, registers)
     }
 
+    /// The seal's table: `store_seal` since migration 0008, `table_seal` before (a store that a
+    /// test migrated only part of the way, and migration 0008 itself, which checks the old seal).
+    private func sealTable() throws -> String {
+        try db.hasTable("store_seal") ? "store_seal" : "table_seal"
+    }
+
     package func tableSeal() throws -> TableSeal? {
         var result: TableSeal?
-        try db.cachedStatement(sql: "SELECT generation, row_count, digest, mac FROM table_seal WHERE id = 1").forEachRawRow(binding: []) { row in
+        let statement: Statement
+        do {
+            statement = try db.cachedStatement(sql: "SELECT generation, row_count, digest, mac FROM store_seal WHERE id = 1")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            statement = try db.cachedStatement(sql: "SELECT generation, row_count, digest, mac FROM \(try sealTable()) WHERE id = 1")
+        }
+        try statement.forEachRawRow(binding: []) { row in
             guard let digest = row.blob(2), let mac = row.blob(3) else { throw Self.damagedRow }
             result = TableSeal(generation: row.int64(0), rowCount: row.int64(1), digest: digest, mac: mac)
         }
@@ -530,8 +549,118 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     }
 
     package func setTableSeal(_ seal: TableSeal) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO table_seal (id, generation, row_count, digest, mac) VALUES (1, ?, ?, ?, ?)")
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(try sealTable()) (id, generation, row_count, digest, mac) VALUES (1, ?, ?, ?, ?)")
             .executeRaw([.integer(seal.generation), .integer(seal.rowCount), .blob(seal.digest), .blob(seal.mac)])
+    }
+
+    // MARK: Seal tree
+
+    /// A node of the seal tree that is not a blob: no writer of credstore stores one, and the
+    /// tree exists to catch edits, so it is tampering rather than damage.
+    private static let editedSealNode = CredentialStorageError(.tamperDetected,
+        "a node of the store's seal was edited outside credstore; restore the store from a backup")
+
+    package func sealNodes(_ ids: [Int64]) throws -> [Int64: [UInt8]] {
+        var result: [Int64: [UInt8]] = [:]
+        let statement = try self.statement(.sealNode)
+        for id in ids where result[id] == nil {
+            try statement.forEachRawRow(values: [.integer(id)]) { row in
+                guard let body = row.blob(0) else { throw Self.editedSealNode }
+                result[id] = body
+            }
+        }
+        return result
+    }
+
+    package func forEachSealNode(_ body: (Int64, [UInt8]) throws -> Void) throws {
+        try db.cachedStatement(sql: "SELECT id, body FROM seal_nodes ORDER BY id").forEachRawRow(values: []) { row in
+            guard let node = row.blob(1) else { throw Self.editedSealNode }
+            try body(row.int64(0), node)
+        }
+    }
+
+    /// ``spaceSQL`` with the seal's row and one node of its tree (the space's bucket), told apart
+    /// by their NULL origin and space (see ``spaceWithSeal(_:nodeID:)``).
+    static let spaceWithSealSQL = """
+        \(spaceSQL)
+        UNION ALL
+        SELECT NULL, NULL, NULL, 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
+        UNION ALL
+        SELECT NULL, NULL, NULL, 2, id, NULL, body, NULL FROM seal_nodes WHERE id = ?2
+        """
+
+    package func spaceWithSeal(_ spaceIndex: BlindIndex, nodeID: Int64) throws -> (space: SealedSpace, seal: TableSeal?, nodes: [Int64: [UInt8]]) {
+        let statement = try self.statement(.spaceWithSeal)
+        var space = SealedSpace(credentials: [], defaultChoice: nil)
+        var seal: TableSeal?
+        var nodes: [Int64: [UInt8]] = [:]
+        try statement.forEachRawRow(values: [.blob(spaceIndex.bytes), .integer(nodeID)]) { row in
+            if !row.isNull(2) {
+                space.credentials.append(try Self.credential(row))
+            } else if !row.isNull(0) {
+                guard let user = row.blob(1), let sealed = row.blob(6) else { throw Self.damagedRow }
+                space.defaultChoice = SealedDefault(spaceIndex: spaceIndex, userIndex: BlindIndex(user), sealedUser: sealed)
+            } else if row.int64(3) == 1 {
+                guard let digest = row.blob(6), let mac = row.blob(7) else { throw Self.damagedRow }
+                seal = TableSeal(generation: row.int64(4), rowCount: row.int64(5), digest: digest, mac: mac)
+            } else {
+                guard let body = row.blob(6) else { throw Self.editedSealNode }
+                nodes[row.int64(4)] = body
+            }
+        }
+        return (space, seal, nodes)
+    }
+
+    static let sealWithNodesSQL = """
+        SELECT 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
+        UNION ALL
+        SELECT 2, id, NULL, body, NULL FROM seal_nodes WHERE id IN (?1, ?2, ?3)
+        """
+
+    /// The seal and every node whose id is below `bound`, in one statement.
+    static let sealWithNodesBelowSQL = """
+        SELECT 1, generation, row_count, digest, mac FROM store_seal WHERE id = 1
+        UNION ALL
+        SELECT 2, id, NULL, body, NULL FROM seal_nodes WHERE id < ?1
+        """
+
+    package func sealWithNodes(_ ids: [Int64]) throws -> (seal: TableSeal?, nodes: [Int64: [UInt8]]) {
+        var seal: TableSeal?
+        var nodes: [Int64: [UInt8]] = [:]
+        let statement: Statement
+        let values: [RawValue]
+        if ids.count <= 3 {
+            statement = try self.statement(.sealWithNodes)
+            // -1 is no node's id.
+            values = (ids + [-1, -1, -1]).prefix(3).map { RawValue.integer($0) }
+        } else {
+            // Many nodes (all the interior ones): one range, then keep those asked for.
+            statement = try db.cachedStatement(sql: Self.sealWithNodesBelowSQL)
+            values = [.integer((ids.max() ?? 0) + 1)]
+        }
+        let wanted = Set(ids)
+        try statement.forEachRawRow(values: values) { row in
+            guard let blob = row.blob(3) else { throw row.int64(0) == 1 ? Self.damagedRow : Self.editedSealNode }
+            if row.int64(0) == 1 {
+                guard let mac = row.blob(4) else { throw Self.damagedRow }
+                seal = TableSeal(generation: row.int64(1), rowCount: row.int64(2), digest: blob, mac: mac)
+            } else if wanted.contains(row.int64(1)) {
+                nodes[row.int64(1)] = blob
+            }
+        }
+        return (seal, nodes)
+    }
+
+    package func setSealNode(_ id: Int64, body: [UInt8]?) throws {
+        if let body {
+            try statement(.setSealNode).executeRaw([.integer(id), .blob(body)])
+        } else {
+            try statement(.deleteSealNode).executeRaw([.integer(id)])
+        }
+    }
+
+    package func deleteAllSealNodes() throws {
+        try db.execute(sql: "DELETE FROM seal_nodes")
     }
 
     // MARK: Row decoding

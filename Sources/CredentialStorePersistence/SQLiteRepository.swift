@@ -19,6 +19,8 @@ internal import GRDBSQLite
 package final class SQLiteRepository: Sendable {
     @usableFromInline let queue: DatabaseQueue
     package let path: String
+    /// The hot paths' statements, found without hashing their SQL (``PreparedStatements``).
+    @usableFromInline let prepared = PreparedStatements()
 
     /// How long a write waits for another process's transaction before reporting the store busy.
     package static let busyTimeout: TimeInterval = 15
@@ -60,6 +62,11 @@ package final class SQLiteRepository: Sendable {
                 """)
         }
         queue = try Self.mapErrors { try DatabaseQueue(path: path, configuration: configuration) }
+    }
+
+    deinit {
+        // Finalized while the connection is still open, rather than left to keep it open as a zombie.
+        prepared.removeAll()
     }
 
     /// Runs `body` with a 4 MiB page cache and no memory map of the file, then restores them: for
@@ -262,7 +269,7 @@ package final class SQLiteRepository: Sendable {
             // No transaction: a single connection serializes this process's access, and SQLite
             // makes each statement atomic against other processes; reads that need several
             // statements to agree go through `write` or tolerate a change in between.
-            try queue.unsafeReentrantRead { db in try body(SQLiteAccess(db: db)) }
+            try queue.unsafeReentrantRead { db in try body(SQLiteAccess(db: db, prepared: prepared)) }
         }
     }
 
@@ -270,7 +277,7 @@ package final class SQLiteRepository: Sendable {
     @inlinable
     package func snapshotRead<T>(_ body: (any CredentialRepositoryReading) throws -> T) throws -> T {
         try Self.mapErrors {
-            try queue.read { db in try body(SQLiteAccess(db: db)) }
+            try queue.read { db in try body(SQLiteAccess(db: db, prepared: prepared)) }
         }
     }
 
@@ -285,7 +292,7 @@ package final class SQLiteRepository: Sendable {
             try queue.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
-                    result = try body(SQLiteAccess(db: db, observer: observer))
+                    result = try body(SQLiteAccess(db: db, observer: observer, prepared: prepared))
                     try observer.willCommit()
                     return .commit
                 }
@@ -317,7 +324,7 @@ package final class SQLiteRepository: Sendable {
                 // The same lock and the same statements as a write, so the outcome is the one a
                 // write would have; SQLite then discards every page it changed.
                 try db.inTransaction(.immediate) {
-                    result = try body(SQLiteAccess(db: db, observer: observer))
+                    result = try body(SQLiteAccess(db: db, observer: observer, prepared: prepared))
                     return .rollback
                 }
                 return result!

@@ -26,8 +26,8 @@ import Synchronization
 package enum StoreSchema {
     /// The newest migration and the digest of the schema the migrations through it build.
     package static let pinned = (
-        migration: "0007_sync_state_sealed",
-        digest: "dc816a1df2095fd6b31f9778a2b814b0c5c55585ba4e90aae2b206d8171c4730"
+        migration: "0008_seal_tree",
+        digest: "3be4410fdcae1fc40051145485df0c76bbd5e43ea2fc789359889977b48f8f78"
     )
 
     /// A store's schema as found: its digest, and the newest migration its history records.

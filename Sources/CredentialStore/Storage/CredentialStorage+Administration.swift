@@ -42,28 +42,54 @@ extension CredentialStorage {
     /// Every credential of the store and of this instance's session, without passwords, sorted by
     /// host, port, realm and user.
     public func entries() throws -> [CredentialEntry] {
-        var entries = try readFollowingRekey({ keys -> [CredentialEntry] in
-            let (rows, choices) = try repository.snapshotRead { try ($0.allCredentials(), $0.allDefaultChoices()) }
-            let defaultUsers = Dictionary(choices.map { ($0.spaceIndex, $0.userIndex) }, uniquingKeysWith: { first, _ in first })
-            let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
-            // One snapshot, so a choice without its row is tampering, not a race with a writer.
-            let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
-            guard choices.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw Self.danglingDefault }
-            return try rows.map { row in
-                let space = try keys.decryptSpace(row)
-                let user = try keys.decryptUser(row)
-                guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeyring.tampered }
-                let chosen = defaultUsers[row.spaceIndex]
-                let isDefault = chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1)
-                return CredentialEntry(
-                    space: space, user: user, persistence: row.persistence, isDefault: isDefault,
-                    created: Date(timeIntervalSince1970: Double(row.created) / 1000),
-                    modified: Date(timeIntervalSince1970: Double(row.modified) / 1000))
+        let stored = try readFollowingRekey({ keys -> [CredentialEntry] in
+            let (rows, choices) = try repository.snapshotRead { reader in
+                // A listing reads every row: it checks every row against the seal too.
+                try checkEveryRow(reader, keys: keys)
+                return try (reader.allCredentials(), reader.allDefaultChoices())
             }
+            return try Self.entries(rows, choices: Dictionary(choices.map { ($0.spaceIndex, $0) }, uniquingKeysWith: { first, _ in first }), keys: keys)
         }, isMiss: \.isEmpty)
+        return try withSessionEntries(stored) { _ in true }
+    }
 
-        // Session credentials join in, and a session default overrides what the disk says.
-        for (space, entry) in currentSession().spaces {
+    /// ``entries()`` of the scheme, host and port of `space` alone (any realm, any method, no
+    /// proxy space of another origin), found through the origin index and checked against the
+    /// seal tree as that origin's lookups are: what the git helper and `get --json` ask, without
+    /// reading the whole store.
+    package func entries(onOriginOf space: ProtectionSpace) throws -> [CredentialEntry] {
+        let origin = space.originEncoding
+        let stored = try readFollowingRekey({ keys -> [CredentialEntry] in
+            let (rows, choices) = try checkedOriginRows(of: space, keys: keys)
+            return try Self.entries(rows, choices: choices, keys: keys)
+        }, isMiss: \.isEmpty)
+        return try withSessionEntries(stored) { $0.originEncoding == origin }
+    }
+
+    /// Entries of credential rows, with whether each is its space's default.
+    private static func entries(_ rows: [SealedCredential], choices: [BlindIndex: SealedDefault], keys: StoreKeyring) throws -> [CredentialEntry] {
+        let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
+        // One snapshot, so a choice without its row is tampering, not a race with a writer.
+        let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
+        guard choices.values.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw danglingDefault }
+        return try rows.map { row in
+            let space = try keys.decryptSpace(row)
+            let user = try keys.decryptUser(row)
+            guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeyring.tampered }
+            let chosen = choices[row.spaceIndex]?.userIndex
+            let isDefault = chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1)
+            return CredentialEntry(
+                space: space, user: user, persistence: row.persistence, isDefault: isDefault,
+                created: Date(timeIntervalSince1970: Double(row.created) / 1000),
+                modified: Date(timeIntervalSince1970: Double(row.modified) / 1000))
+        }
+    }
+
+    /// `stored` with this instance's session credentials of the spaces `included` takes (a
+    /// session default overrides what the disk says), sorted by host, port, realm and user.
+    private func withSessionEntries(_ stored: [CredentialEntry], _ included: (ProtectionSpace) -> Bool) throws -> [CredentialEntry] {
+        var entries = stored
+        for (space, entry) in currentSession().spaces where included(space) {
             for (user, credential) in entry.credentials {
                 entries.removeAll { $0.space == space && $0.user == user }
                 entries.append(CredentialEntry(space: space, user: user, persistence: credential.persistence, isDefault: false, created: nil, modified: nil))
@@ -160,6 +186,16 @@ extension CredentialStorage {
         }
     }
 
+    /// The seal's full check (``TableSealing/check(_:keys:storeID:)``), for a read or write that
+    /// reads every row anyway (listing, export, import); nothing for a store without a seal tree.
+    func checkEveryRow(_ reader: any CredentialRepositoryReading, keys: StoreKeyring) throws {
+        guard let sealChecks else { return }
+        let seal = try TableSealing.check(reader, keys: keys, storeID: header.storeID)
+        // Not older than a seal this instance saw or wrote (the anchor was checked at open).
+        try TableSealing.requireCurrent(seal.generation, floor: sealChecks.highestGeneration)
+        sealChecks.advance(to: seal.generation)
+    }
+
     /// Whether the store is unlocked by a passphrase (rather than a key file).
     public var isPassphraseProtected: Bool { keyHolder.protection == .passphrase }
 
@@ -175,7 +211,7 @@ extension CredentialStorage {
         let (newKEK, salt, cost) = try StoreOpener.passphraseKEK(newPassphrase)
         let currentKEK = keyHolder.kek
         // No sealed row changes; the pipeline still sees the old slot go (the WAL is emptied of it).
-        try repository.write(observer: WritePipeline(keys: keys, storeID: header.storeID, clock: clock), { transaction in
+        try repository.write(observer: makePipeline(keys: keys), { transaction in
             guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == .passphrase }) else {
                 throw CredentialStorageError(.corrupt, "the store's passphrase slot is missing; restore the store from a backup")
             }
@@ -195,7 +231,7 @@ extension CredentialStorage {
         let protection = keyHolder.protection
         let newRoot = try SecureBytes.random(count: Sodium.aeadKeyBytes)
         let newKeys = try StoreKeyring(root: newRoot)
-        let pipeline = WritePipeline(keys: newKeys, storeID: header.storeID, clock: clock)
+        let pipeline = makePipeline(keys: newKeys)
         let (newGeneration, _) = try repository.write(observer: pipeline, { transaction -> (key: Int64, seal: Int64) in
             guard let (header, slots) = try transaction.header(), let slot = slots.first(where: { $0.kind == protection }) else {
                 throw CredentialStorageError(.corrupt, "the store's key slot is missing; restore the store from a backup")
@@ -203,6 +239,7 @@ extension CredentialStorage {
             let oldKeys = try StoreKeyring(root: try slot.unwrap(kek: kek, header: header))
             // Checked before anything is re-sealed: re-sealing tampered rows would launder them.
             let seal = try TableSealing.check(transaction, keys: oldKeys, storeID: header.storeID)
+            try TableSealing.requireCurrent(seal.generation, floor: pipeline.generationFloor?())
             let rows = try transaction.allCredentials()
             let choices = try transaction.allDefaultChoices()
             var spaces: [BlindIndex: ProtectionSpace] = [:]
@@ -246,12 +283,11 @@ extension CredentialStorage {
             for choice in resealedChoices { try transaction.setDefaultChoice(choice) }
             try transaction.replaceSlots([newSlot], header: newHeader)
             // Every sealed row changed at once: seal them afresh under the new keys.
-            pipeline.discardRowChanges()
-            try transaction.setTableSeal(TableSealing.compute(transaction, keys: newKeys, storeID: header.storeID, generation: seal.generation + 1))
+            try TableSealing.rebuild(transaction, pipeline: pipeline, after: seal.generation)
             return (newHeader.keyGeneration, seal.generation + 1)
         }, afterCommit: { generations in
             keyHolder.install(keys: newKeys, generation: generations.key)
-            anchor?.advance(to: generations.seal)
+            committed(generation: generations.seal)
         })
         logger.info("rotated the root key", metadata: ["generation": "\(newGeneration)"])
     }

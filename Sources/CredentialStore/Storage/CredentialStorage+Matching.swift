@@ -70,16 +70,27 @@ extension CredentialStorage {
         }
     }
 
+    /// The credential rows on the origin of `space` and their spaces' default choices, in one
+    /// snapshot, checked against the seal tree: the origin's leaf (no row of it missing, older or
+    /// foreign) and each space's.
+    func checkedOriginRows(of space: ProtectionSpace, keys: StoreKeyring) throws -> (rows: [SealedCredential], choices: [BlindIndex: SealedDefault]) {
+        let originIndex = keys.originIndex(space)
+        return try repository.snapshotRead { reader in
+            let rows = try reader.credentials(origin: originIndex)
+            let choices = try reader.defaultChoices(spaces: Set(rows.map(\.spaceIndex)))
+            try checkLeaves([SealChecks.originClaim(originIndex, rows, keys: keys)] + Dictionary(grouping: rows, by: \.spaceIndex).map {
+                SealChecks.spaceClaim($0.key, SealedSpace(credentials: $0.value, defaultChoice: choices[$0.key]), keys: keys)
+            }, reader: reader, keys: keys)
+            return (rows, choices)
+        }
+    }
+
     /// Every space on the scheme, host and port of `space` (any realm, any method) whose default
     /// rule yields a credential, with that credential.
     func defaultsOnOrigin(of space: ProtectionSpace) throws -> [(space: ProtectionSpace, credential: Credential)] {
         let origin = space.originEncoding
         let keys = keys
-        let originIndex = keys.originIndex(space)
-        let (rows, choices) = try repository.snapshotRead { reader in
-            let rows = try reader.credentials(origin: originIndex)
-            return (rows, try reader.defaultChoices(spaces: Set(rows.map(\.spaceIndex))))
-        }
+        let (rows, choices) = try checkedOriginRows(of: space, keys: keys)
         let sessionSpaces = currentSession().spaces.filter { $0.key.originEncoding == origin }
 
         var results: [(space: ProtectionSpace, credential: Credential)] = []

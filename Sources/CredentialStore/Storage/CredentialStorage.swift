@@ -75,6 +75,9 @@ public final class CredentialStorage: Sendable {
     }
     /// Told each new table-seal generation once it is committed.
     let anchor: AnchorFile?
+    /// What this instance has checked of the seal tree, for its lookups; nil for a store without
+    /// one (only a test migrates a store part of the way).
+    let sealChecks: SealChecks?
     /// Where every write and sync decision of this instance reads the time.
     let clock: any StoreClock
 
@@ -88,8 +91,10 @@ public final class CredentialStorage: Sendable {
     /// - Throws: ``/CredentialStoreCore/CredentialStorageError`` with code `wrongKey`, `corrupt`, `permissionsTooOpen`,
     ///   `notFound` (an existing store whose key file is missing), `unsupportedFormatVersion` or `io`.
     ///
-    /// Opening checks the table seal: a row deleted, restored from an older copy, or copied in
-    /// from another store throws `tamperDetected` here (see ``IntegrityCheck``).
+    /// Opening checks the table seal's MAC, in constant time whatever the store's size; every
+    /// read then checks the rows it returns against the seal's tree, so a row deleted, restored
+    /// from an older copy, or copied in from another store throws `tamperDetected` where it is
+    /// read (see ``IntegrityCheck``).
     ///
     /// A store older than its ``RollbackAnchor`` (a copy of the whole file from before later
     /// writes, put back) throws `tamperDetected` too.
@@ -115,17 +120,15 @@ public final class CredentialStorage: Sendable {
         self.init(databaseURL: databaseURL, opened: opened, logger: logger, clock: clock)
     }
 
-    /// When the whole-store integrity check (the table seal) runs.
+    /// What opening a store checks of the table seal. Whatever is chosen, every read checks the
+    /// rows it returns against the seal's tree (a lookup its space, a listing every row), and
+    /// each row's own authentication when it is opened.
     public enum IntegrityCheck: Sendable, Hashable {
-        /// When the store is opened: the initializer throws `tamperDetected` if rows were deleted,
-        /// restored from older copies or copied in from another store. Each row's own
-        /// authentication is checked whenever it is read, whatever this setting.
+        /// The seal's MAC and the rollback anchor: constant time, whatever the store's size. A
+        /// store whose seal was edited, or which is older than its anchor, throws `tamperDetected`.
         case onOpen
-        /// The seal's own MAC and the rollback anchor when the store is opened, both O(1); each
-        /// row's authentication when it is read. The full seal check reads every row, so this
-        /// is for a process that reads one credential and exits (`credstore get` on a large
-        /// store). A row deleted, or restored from an older copy of this same store, goes
-        /// unnoticed by reads; ``CredentialStorage/verify()`` still finds it.
+        /// The same as ``onOpen`` since the seal became a tree that every read checks; it once
+        /// skipped a full check of every row at open, which no open makes any more.
         case rowsOnly
         /// Nothing at open beyond the key: ``CredentialStorage/verify()`` reports the seal and
         /// the anchor with every other problem. For tools that diagnose a damaged store.
@@ -140,6 +143,7 @@ public final class CredentialStorage: Sendable {
         self.keyHolder = keyHolder
         self.header = opened.header
         self.anchor = opened.anchor
+        self.sealChecks = opened.hasSealTree ? SealChecks(storeID: opened.header.storeID, generation: opened.sealGeneration) : nil
         self.logger = logger
         let instanceID = Sodium.randomBytes(16)
         self.instanceID = instanceID
@@ -233,7 +237,7 @@ public final class CredentialStorage: Sendable {
             // The session snapshot is taken inside the serialized read: a write swaps the session
             // tier before its turn ends, so a user moving between tiers is always seen in one.
             let spaceIndex = keys.spaceIndex(space)
-            let (sealed, sessionSpace) = try repository.read { (try $0.space(spaceIndex), currentSession()[space]) }
+            let (sealed, sessionSpace) = try repository.read { (try checkedSpace(spaceIndex, reader: $0, keys: keys), currentSession()[space]) }
             // A lookup by user answers nothing from a space whose default choice betrays a deleted row.
             guard !sealed.defaultIsDangling else { throw Self.danglingDefault }
             var result: [String: Credential] = [:]
@@ -254,7 +258,10 @@ public final class CredentialStorage: Sendable {
     /// credential is each space's default and when each changed.
     public func allCredentials() throws -> [ProtectionSpace: [String: Credential]] {
         try readFollowingRekey({ keys in
-            let (rows, sessionTier) = try repository.read { (try $0.allCredentials(), currentSession()) }
+            let (rows, sessionTier) = try repository.snapshotRead { reader in
+                try checkEveryRow(reader, keys: keys)
+                return (try reader.allCredentials(), currentSession())
+            }
             var result: [ProtectionSpace: [String: Credential]] = [:]
             for row in rows {
                 let (space, credential) = try keys.decryptAll(row)
@@ -314,9 +321,61 @@ public final class CredentialStorage: Sendable {
             // Most processes keep no session credentials: skip hashing the space then.
             let sessionSpace = session.withLock { $0.spaces.isEmpty ? SessionTier.Space() : $0[space] }
             // With session credentials beside a single stored one, the stored default choice decides.
-            return (try reader.space(spaceIndex), sessionSpace)
+            return (try checkedSpace(spaceIndex, reader: reader, keys: keys), sessionSpace)
         }
         return try resolveDefault(session: sessionSpace, sealed: sealed, keys: keys)
+    }
+
+    /// A write pipeline for this instance: under the write lock it refuses a seal older than the
+    /// rollback anchor's generation or than one this instance saw (an older copy of the store put
+    /// back while it was open, which a write would otherwise make current).
+    func makePipeline(keys: StoreKeyring) -> WritePipeline {
+        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        pipeline.generationFloor = { [anchor, sealChecks] in
+            let floor = max(anchor?.recordedGeneration() ?? 0, sealChecks?.highestGeneration ?? 0)
+            return floor > 0 ? floor : nil
+        }
+        return pipeline
+    }
+
+    /// Notes a committed seal generation: the rollback anchor, and this instance's floor.
+    func committed(generation: Int64) {
+        anchor?.advance(to: generation)
+        sealChecks?.advance(to: generation)
+    }
+
+    /// Checks `claims`, made from rows `reader` returned, against the seal and the tree as the
+    /// same snapshot (a transaction) holds them; nothing for a store without a seal tree.
+    func checkLeaves(_ claims: @autoclosure () -> [SealChecks.Claim], reader: any CredentialRepositoryReading, keys: StoreKeyring) throws {
+        guard let sealChecks else { return }
+        let claims = claims()
+        let seal = try reader.tableSeal()
+        let buckets = try reader.sealNodes(SealChecks.bucketIDs(for: claims.map(\.leaf)))
+        do {
+            let missing = try sealChecks.check(claims, seal: seal, buckets: buckets, keys: keys)
+            guard !missing.isEmpty else { return }
+            // In this transaction's snapshot, the seal is the one read above.
+            try sealChecks.learn(try reader.sealWithNodes(missing).nodes, requested: missing, seal: seal, keys: keys)
+            guard try sealChecks.check(claims, seal: seal, buckets: buckets, keys: keys).isEmpty else {
+                throw SealTree.tampered("a node of the seal tree does not match its parent")
+            }
+        } catch let older as SealChecks.OlderSeal {
+            // A transaction begun after every read this instance made: an older seal is a rollback.
+            throw older.tampered
+        }
+    }
+
+    /// A space's rows, checked against the seal tree: the rows, the seal and the space's bucket in
+    /// one statement, so in one snapshot; the interior nodes above the bucket come from what this
+    /// instance has checked under the same seal, or are read (with the seal) and checked once.
+    func checkedSpace(_ spaceIndex: BlindIndex, reader: any CredentialRepositoryReading, keys: StoreKeyring) throws -> SealedSpace {
+        guard let sealChecks else { return try reader.space(spaceIndex) }
+        let leaf = SealTree.Leaf(kind: .space, group: spaceIndex.bytes)
+        let bucketID = SealTree.nodeID(level: SealTree.bucketLevel, position: leaf.bucket)
+        return try sealChecks.check(keys: keys, anchor: anchor, read: {
+            let (space, seal, nodes) = try reader.spaceWithSeal(spaceIndex, nodeID: bucketID)
+            return (space, [SealChecks.spaceClaim(spaceIndex, space, keys: keys)], seal, nodes)
+        }, readInterior: { try reader.sealWithNodes($0) })
     }
 
     /// The store's current working keys.
@@ -427,7 +486,7 @@ public final class CredentialStorage: Sendable {
     private func mutateThroughPipeline<T>(
         origin: CredentialChange.Origin, dryRun: Bool, _ body: (inout Mutation) throws -> T
     ) throws -> T {
-        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        let pipeline = makePipeline(keys: keys)
         // An import's merge writes the remote registers, with their stamps, itself.
         pipeline.syncRegisters = origin == .syncImport ? nil : SyncRegisterKeeper()
         func write(_ transaction: any CredentialRepositoryWriting) throws -> MutationOutcome<T> {
@@ -481,7 +540,7 @@ public final class CredentialStorage: Sendable {
             return try repository.writeRolledBack(observer: pipeline, write).result
         }
         return try repository.write(observer: pipeline, write, afterCommit: { outcome in
-            if let generation = outcome.generation { anchor?.advance(to: generation) }
+            if let generation = outcome.generation { committed(generation: generation) }
             session.withLock { $0 = outcome.session }
             hub.deliver(logged: outcome.logged.changes, local: outcome.local, replay: outcome.replay, through: outcome.logged.last)
         }).result

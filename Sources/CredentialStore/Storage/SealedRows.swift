@@ -49,12 +49,15 @@ extension StoreKeyring {
 
     /// The user and password of a row; `tamperDetected` if it fails authentication.
     func decryptCredential(_ row: SealedCredential) throws -> Credential {
-        let opened = decrypt(row.sealedCredential, ad: rowAD(.credential, row)) { plain -> (String, String)? in
+        // The non-generic `decrypt(_:ad:visiting:)`: the generic one, called from this module,
+        // instantiated the metadata of its `(String, String)?` result on every lookup.
+        var opened: (user: String, password: String)?
+        decrypt(row.sealedCredential, ad: rowAD(.credential, row), visiting: { plain in
             var reader = ByteReader(plain)
             defer { reader.wipe() }
-            guard let user = try? reader.readString(), let password = try? reader.readString(), reader.isAtEnd else { return nil }
-            return (user, password)
-        } ?? nil
+            guard let user = try? reader.readString(), let password = try? reader.readString(), reader.isAtEnd else { return }
+            opened = (user, password)
+        })
         guard let (user, password) = opened else { throw Self.tampered }
         return Credential(user: user, password: password, persistence: row.persistence)
     }

@@ -8,13 +8,6 @@ import Logging
 /// Opens or creates a store: checks its files, unlocks the root key, and only then migrates, so
 /// that a wrong key never writes a byte.
 enum StoreOpener {
-    /// The database size above which the full seal check on open reads through a small page cache
-    /// and no memory map: the size the connection maps. A store up to it is mapped whole anyway,
-    /// and its lookups after the open should find the pages the check warmed (a 92 MB store of
-    /// 100,000 credentials checked through the small cache answered `defaultCredential(for:)`
-    /// about 1.5× slower afterwards); a larger one would otherwise stay resident page by page.
-    static let largeStoreBytes = Int64(SQLiteRepository.memoryMapBytes)
-
     struct Opened {
         var repository: SQLiteRepository
         var header: StoreHeader
@@ -24,6 +17,11 @@ enum StoreOpener {
         var protection: StoreProtection
         /// The store's rollback anchor, when one is kept.
         var anchor: AnchorFile?
+        /// The seal's generation as the open found it (nil when unchecked), and whether the store
+        /// has a seal tree for its lookups to check (a store that a test migrated only part of the
+        /// way has none).
+        var sealGeneration: Int64?
+        var hasSealTree = true
     }
 
     static func open(
@@ -58,8 +56,11 @@ enum StoreOpener {
             // Nothing in the schema but what the migrations built: a planted trigger or view
             // would run inside credstore's own statements (before a migration writes, too).
             if let schema { try StoreSchema.check(schema) }
+            let anchorFile = AnchorFile(anchor, storeID: header.storeID)
             if pending {
                 let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+                // A migration must not make an older copy of the store current.
+                pipeline.generationFloor = { anchorFile?.recordedGeneration() }
                 try repository.migrate(upTo: migrateUpTo, observer: pipeline) { applied, writer in
                     // A store older than the table seal gets one over the rows it has; one older
                     // than 0007 gets its sync state folded into its seal.
@@ -67,32 +68,26 @@ enum StoreOpener {
                 }
                 try StoreSchema.check(repository.schemaState())
             }
-            let anchorFile = AnchorFile(anchor, storeID: header.storeID)
-            // (Only a test stops the migrations before the seal covers every table it checks.)
-            let sealed = try migrateUpTo == nil || repository.hasMigration(TableSealing.syncMigration)
-            if integrityCheck != .deferredToVerify, sealed {
-                // The rows against their seal, in one snapshot (or, for a one-lookup process,
-                // only the seal's own MAC). Another process may rotate the root key in between;
-                // then unlock again and check under the new keys.
+            // (Only a test stops the migrations before the seal is a tree.)
+            let hasSealTree = try migrateUpTo == nil || repository.hasMigration(TableSealing.treeMigration)
+            var sealGeneration: Int64?
+            if integrityCheck != .deferredToVerify, hasSealTree {
+                // The seal's own MAC and the anchor: O(1), whatever the store's size. Every lookup
+                // then checks its rows against the seal's tree, and `verify` checks every row.
+                // Another process may rotate the root key in between; then unlock again and check
+                // under the new keys.
                 for attempt in 1...3 {
                     let recorded = anchorFile?.recordedGeneration()
-                    let check = { [keys] (reader: any CredentialRepositoryReading) throws -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
+                    let outcome = try repository.snapshotRead { [keys] reader throws -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
                         guard let current = try reader.header(), current.0.keyGeneration == header.keyGeneration else {
                             return (nil, try reader.header())
                         }
-                        let seal = integrityCheck == .onOpen
-                            ? try TableSealing.check(reader, keys: keys, storeID: header.storeID)
-                            : try TableSealing.stored(reader, keys: keys, storeID: header.storeID)
-                        return (seal.generation, nil)
+                        return (try TableSealing.stored(reader, keys: keys, storeID: header.storeID).generation, nil)
                     }
-                    // The full check reads every row once: of a large store, through a small page
-                    // cache and no memory map, so that the file's pages do not all stay resident.
-                    let outcome = integrityCheck == .onOpen && StoreFiles.size(of: path) > largeStoreBytes
-                        ? try repository.withSmallPageCache { try repository.snapshotRead(check) }
-                        : try repository.snapshotRead(check)
                     if let generation = outcome.generation {
                         try anchorFile?.check(storeGeneration: generation, recorded: recorded)
                         anchorFile?.advance(to: generation)
+                        sealGeneration = generation
                         break
                     }
                     guard attempt < 3, let (newHeader, newSlots) = outcome.rotated else {
@@ -104,7 +99,8 @@ enum StoreOpener {
                 }
             }
             logger.debug("opened credential store", metadata: ["path": "\(path)"])
-            return Opened(repository: repository, header: header, keys: keys, kek: kek, protection: key.protection, anchor: anchorFile)
+            return Opened(repository: repository, header: header, keys: keys, kek: kek, protection: key.protection, anchor: anchorFile,
+                          sealGeneration: sealGeneration, hasSealTree: hasSealTree)
         }
 
         guard try repository.isEmpty() else {
@@ -119,22 +115,28 @@ enum StoreOpener {
         let (storedHeader, storedSlots) = try repository.create(
             header: header, slots: [slot], upTo: migrateUpTo, observer: pipeline
         ) { applied, writer in
-            if applied.contains(TableSealing.migration) {
+            if applied.contains(TableSealing.treeMigration) {
                 try writer.setTableSeal(TableSealing.empty(keys: keys, storeID: header.storeID))
+            } else if applied.contains(TableSealing.migration) {
+                // A test that stops the migrations before the tree.
+                try writer.setTableSeal(TableSealing.Legacy.sealed(
+                    generation: 0, rowCount: 0, digest: [UInt8](repeating: 0, count: TableSealing.Legacy.digestBytes), keys: keys, storeID: header.storeID))
             }
         }
         logger.debug("created credential store", metadata: ["path": "\(path)"])
         // No store was here, so none was replaced: this path's store is now this one.
         record?.record(StoreRecord.line(
             storeID: storedHeader.storeID, protection: storedSlots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile))
+        let hasSealTree = try migrateUpTo == nil || repository.hasMigration(TableSealing.treeMigration)
         // Another process may have created the store first; then its root key is the one.
         if storedHeader == header {
             return Opened(repository: repository, header: header, keys: keys, kek: kek, protection: key.protection,
-                          anchor: AnchorFile(anchor, storeID: header.storeID))
+                          anchor: AnchorFile(anchor, storeID: header.storeID), hasSealTree: hasSealTree)
         }
         let (winnerRoot, winnerKEK) = try unlock(header: storedHeader, slots: storedSlots, key: key)
         return Opened(repository: repository, header: storedHeader, keys: try StoreKeyring(root: winnerRoot), kek: winnerKEK,
-                      protection: key.protection, anchor: AnchorFile(anchor, storeID: storedHeader.storeID))
+                      protection: key.protection, anchor: AnchorFile(anchor, storeID: storedHeader.storeID),
+                      hasSealTree: hasSealTree)
     }
 
     /// The root key, from the slot that `key` opens, and the key-encryption key that opened it.

@@ -3,84 +3,35 @@ import CredentialStoreCrypto
 import CredentialStorePersistence
 import CredentialStoreChallenges
 
-/// The table seal: a keyed MAC over the set of sealed rows, so that what row-level authentication
-/// cannot see is detected too: a row deleted, an older copy of a row restored, a row copied in
-/// from another store (whose rows, sealed under other keys, also fail on their own).
+/// The table seal: a keyed MAC over the root of the ``SealTree``, with a generation counter (the
+/// rollback anchor's) and the row count, so that what row-level authentication cannot see is
+/// detected too: a row deleted, an older copy of a row restored, a row copied in from another
+/// store (whose rows, sealed under other keys, also fail on their own).
 ///
-/// The set is summarised as the XOR of a keyed 16-byte hash of each row's fingerprint (its key
-/// and the authentication tags of its ciphertexts). XOR makes the summary incremental, so a write
-/// costs O(rows it touches): it folds out the hashes of the rows it removes or replaces and folds
-/// in those it adds. Because the hashes are keyed, an attacker without the key cannot compute the
-/// effect of any row on the summary, so no combination of old, deleted or foreign rows can be
-/// made to cancel out (an XOR of *public* values could be solved for with linear algebra). The
-/// stored summary, the row count and a generation counter are bound together under a keyed MAC.
+/// Opening a store checks only the seal's MAC (and the anchor): O(1). Every lookup checks the
+/// rows it read against the tree (``CredentialStorage`` and ``SealTree``), and
+/// ``CredentialStorage/verify()`` checks every row (``check(_:keys:storeID:)``).
 ///
-/// Checking the seal means hashing every row's fingerprint: it runs when a store is opened and in
-/// ``CredentialStorage/verify()``, and costs time linear in the number of rows (see
-/// docs/reliability.md for the figures).
+/// Before migration 0008 the seal was the XOR of a keyed hash of every row, which only a scan of
+/// every row could check; ``Legacy`` keeps that check for the migration, which refuses to build a
+/// tree over rows that do not match their old seal.
 enum TableSealing {
     /// The migration that adds the seal's table.
     static let migration = "0004_table_seal"
     /// The migration after which the seal covers the sync state too (registers, defaults, device
     /// identity, clock).
     static let syncMigration = "0007_sync_state_sealed"
-    static let digestBytes = 16
+    /// The migration that makes the seal a tree (``SealTree``).
+    static let treeMigration = "0008_seal_tree"
 
     static func tampered(_ detail: String) -> CredentialStorageError {
         CredentialStorageError(.tamperDetected,
             "the store's rows do not match its seal (\(detail)): a row was deleted, restored from an older copy or copied in from another store; restore the store from a backup")
     }
 
-    /// A new store's seal: no rows, generation 0.
+    /// A new store's seal: no rows, an empty tree, generation 0.
     static func empty(keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
-        sealed(generation: 0, rowCount: 0, digest: [UInt8](repeating: 0, count: digestBytes), keys: keys, storeID: storeID)
-    }
-
-    /// The seal of the rows as they are now, over `tables` (all of them, unless a test stopped
-    /// the migrations early).
-    static func compute(
-        _ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8], generation: Int64,
-        tables: [SealedRowFingerprint.Table] = SealedRowFingerprint.Table.allCases
-    ) throws -> TableSeal {
-        try scan(reader, keys: keys, tables: tables).seal(generation: generation, keys: keys, storeID: storeID)
-    }
-
-    /// What one pass over the rows finds: the seal's digest and count, and whether the
-    /// synchronizable credentials and the live sync registers pair up.
-    private struct Scan {
-        var digest = [UInt8](repeating: 0, count: TableSealing.digestBytes)
-        var count: Int64 = 0
-        /// XOR of the keys (space and user index) of the synchronizable credentials, and of the
-        /// live registers.
-        var synchronizableCredentials = [UInt8](repeating: 0, count: 32)
-        var liveRegisters = [UInt8](repeating: 0, count: 32)
-        var synchronizableCredentialCount = 0
-        var liveRegisterCount = 0
-
-        func seal(generation: Int64, keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
-            TableSealing.sealed(generation: generation, rowCount: count, digest: digest, keys: keys, storeID: storeID)
-        }
-    }
-
-    private static func scan(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, tables: [SealedRowFingerprint.Table]) throws -> Scan {
-        var scan = Scan()
-        try reader.forEachFingerprint(in: tables) { fingerprint, synchronizableItem in
-            xor(&scan.digest, contribution(fingerprint, keys: keys))
-            scan.count += 1
-            guard synchronizableItem else { return }
-            // The keys themselves, unhashed: this compares two sets that the digest above already
-            // authenticates, so someone without the key cannot make them differ unnoticed, and an
-            // inconsistency written with the key (a bug, an older version) is not chosen to cancel
-            // out. Only the count and the XOR are kept, however many items there are.
-            if fingerprint.table == .credentials {
-                fold(&scan.synchronizableCredentials, fingerprint.key)
-                scan.synchronizableCredentialCount += 1
-            } else {
-                fold(&scan.liveRegisters, fingerprint.key)
-                scan.liveRegisterCount += 1
-            }
-        }
-        return scan
+        sealed(generation: 0, rowCount: 0, root: SealTree.zeroDigest, keys: keys, storeID: storeID)
     }
 
     static func unpaired(_ detail: String) -> CredentialStorageError {
@@ -90,24 +41,38 @@ enum TableSealing {
 
     /// The stored seal, its MAC checked; `tamperDetected` when it is missing or forged.
     static func stored(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
-        guard let seal = try reader.tableSeal() else { throw tampered("the seal is missing") }
-        let expected = mac(generation: seal.generation, rowCount: seal.rowCount, digest: seal.digest, keys: keys, storeID: storeID)
-        guard seal.digest.count == digestBytes, Sodium.constantTimeEquals(seal.mac, expected) else {
+        try authenticated(reader.tableSeal(), keys: keys, storeID: storeID)
+    }
+
+    /// `tamperDetected` when a seal's generation is below `floor`: the newest generation known to
+    /// have been committed (the rollback anchor's, or one this instance saw). An older seal is an
+    /// older copy of the store put back, which a write must not build on and a read must not trust.
+    static func requireCurrent(_ generation: Int64, floor: Int64?) throws {
+        if let floor, generation < floor {
+            throw tampered("the seal is at generation \(generation), but generation \(floor) was committed: the store was rolled back to an older copy")
+        }
+    }
+
+    /// `seal`, once its MAC is checked.
+    static func authenticated(_ seal: TableSeal?, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
+        guard let seal else { throw tampered("the seal is missing") }
+        let expected = mac(generation: seal.generation, rowCount: seal.rowCount, root: seal.digest, keys: keys, storeID: storeID)
+        guard seal.digest.count == SealTree.digestBytes, Sodium.constantTimeEquals(seal.mac, expected) else {
             throw tampered("the seal does not authenticate")
         }
         return seal
     }
 
-    /// Checks the stored seal against every row, and that every synchronizable credential has a
-    /// live sync register and every live register a synchronizable credential; returns the seal.
+    /// Checks the stored seal against the whole tree and every row, and that every synchronizable
+    /// credential has a live sync register and every live register a synchronizable credential;
+    /// returns the seal.
     @discardableResult
     static func check(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
         let seal = try stored(reader, keys: keys, storeID: storeID)
-        let actual = try scan(reader, keys: keys, tables: SealedRowFingerprint.Table.allCases)
+        let actual = try SealTree.checkEverything(reader, root: seal.digest, keys: keys)
         guard actual.count == seal.rowCount else {
             throw tampered("\(seal.rowCount) rows sealed, \(actual.count) present")
         }
-        guard Sodium.constantTimeEquals(actual.digest, seal.digest) else { throw tampered("the rows differ from those sealed") }
         // A sound seal over an unpaired state: only a writer with the keys could make it (a bug,
         // or a process of a version before migration 0007); a merge would read it wrongly all the same.
         guard actual.synchronizableCredentialCount == actual.liveRegisterCount,
@@ -116,6 +81,19 @@ enum TableSealing {
             throw unpaired("\(actual.synchronizableCredentialCount) synchronizable credentials, \(actual.liveRegisterCount) live registers")
         }
         return seal
+    }
+
+    /// Seals every row there is afresh, one generation after `generation`: empties the tree and
+    /// folds every row in (rekey, under its new keys; migration 0008, once the old seal checked).
+    static func rebuild(_ writer: any CredentialRepositoryWriting, pipeline: WritePipeline, after generation: Int64) throws {
+        pipeline.discardRowChanges()
+        try writer.deleteAllSealNodes()
+        try writer.setTableSeal(sealed(generation: generation, rowCount: 0, root: SealTree.zeroDigest, keys: pipeline.keys, storeID: pipeline.storeID))
+        try writer.forEachFingerprint(in: SealedRowFingerprint.Table.allCases) { fingerprint, _ in
+            pipeline.rowAdded(fingerprint)
+            try pipeline.flushIfLarge(into: writer)
+        }
+        try pipeline.foldSeal(into: writer)
     }
 
     // MARK: Migrations
@@ -133,9 +111,19 @@ enum TableSealing {
             // stopped before 0007, those 0004 covered).
             pipeline.discardRowChanges()
             let tables = coversSync ? SealedRowFingerprint.Table.allCases : SealedRowFingerprint.Table.sinceTableSeal
-            try writer.setTableSeal(compute(writer, keys: keys, storeID: storeID, generation: 0, tables: tables))
+            try writer.setTableSeal(Legacy.compute(writer, keys: keys, storeID: storeID, generation: 0, tables: tables))
         } else if coversSync {
             try extend(writer, pipeline: pipeline, to: SealedRowFingerprint.Table.sinceSyncSeal)
+        }
+        if applied.contains(treeMigration) {
+            // The rows must match the old seal before a tree is built over them: building it over
+            // a row deleted or put back outside credstore would launder it.
+            pipeline.discardRowChanges()
+            let legacy = try Legacy.check(writer, keys: keys, storeID: storeID)
+            // Consistent rows under an older seal are a rolled-back copy: the tree must not make
+            // it current (the anchor is checked against the new seal only after the migration).
+            try requireCurrent(legacy.generation, floor: pipeline.generationFloor?())
+            try rebuild(writer, pipeline: pipeline, after: legacy.generation)
         }
     }
 
@@ -152,17 +140,18 @@ enum TableSealing {
         pipeline.discardRowChanges()
         let seal: TableSeal
         do {
-            seal = try stored(writer, keys: keys, storeID: storeID)
+            seal = try Legacy.stored(writer, keys: keys, storeID: storeID)
         } catch CredentialStorageError.Code.tamperDetected {
             return
         }
+        try requireCurrent(seal.generation, floor: pipeline.generationFloor?())
         var digest = seal.digest
         var count = seal.rowCount
         try writer.forEachFingerprint(in: tables) { fingerprint, _ in
-            xor(&digest, contribution(fingerprint, keys: keys))
+            Legacy.xor(&digest, Legacy.contribution(fingerprint, keys: keys))
             count += 1
         }
-        try writer.setTableSeal(sealed(generation: seal.generation + 1, rowCount: count, digest: digest, keys: keys, storeID: storeID))
+        try writer.setTableSeal(Legacy.sealed(generation: seal.generation + 1, rowCount: count, digest: digest, keys: keys, storeID: storeID))
     }
 
     /// Before 0007 nothing checked that synchronizable credentials and live registers pair up,
@@ -187,37 +176,89 @@ enum TableSealing {
         }
     }
 
-    // MARK: Arithmetic
+    // MARK: The MAC
 
-    static func contribution(_ fingerprint: SealedRowFingerprint, keys: StoreKeyring) -> [UInt8] {
-        var message = [fingerprint.table.rawValue, UInt8(fingerprint.key.count)]
-        message.reserveCapacity(2 + fingerprint.key.count + fingerprint.tags.count)
-        message += fingerprint.key
-        message += fingerprint.tags
-        return keys.tableSealHash(message, outputBytes: digestBytes)
+    static func sealed(generation: Int64, rowCount: Int64, root: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
+        TableSeal(generation: generation, rowCount: rowCount, digest: root,
+                  mac: mac(generation: generation, rowCount: rowCount, root: root, keys: keys, storeID: storeID))
     }
 
-    /// XORs `bytes` into `accumulator`, wrapping around.
-    private static func fold(_ accumulator: inout [UInt8], _ bytes: [UInt8]) {
-        for (offset, byte) in bytes.enumerated() { accumulator[offset % accumulator.count] ^= byte }
-    }
-
-    static func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
-        for index in 0..<digestBytes { digest[index] ^= other[index] }
-    }
-
-    static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
-        TableSeal(generation: generation, rowCount: rowCount, digest: digest,
-                  mac: mac(generation: generation, rowCount: rowCount, digest: digest, keys: keys, storeID: storeID))
-    }
-
-    private static func mac(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> [UInt8] {
+    private static func mac(generation: Int64, rowCount: Int64, root: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> [UInt8] {
         var message = ByteWriter(capacity: 96)
-        message.append(raw: Array("credstore table seal".utf8))
+        // Not the label of the seal before the tree: neither can pass for the other.
+        message.append(raw: Array("credstore seal tree".utf8))
         message.append(raw: storeID)
         message.append(generation)
         message.append(rowCount)
-        message.append(raw: digest)
+        message.append(raw: root)
         return keys.tableSealHash(message.bytes, outputBytes: 32)
+    }
+
+    /// The seal before migration 0008: the XOR of a keyed hash of every row's fingerprint, which
+    /// only a scan of every row checks. Kept to seal and check a store on its way to the tree.
+    enum Legacy {
+        static let digestBytes = 16
+
+        static func compute(
+            _ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8], generation: Int64,
+            tables: [SealedRowFingerprint.Table]
+        ) throws -> TableSeal {
+            var digest = [UInt8](repeating: 0, count: digestBytes)
+            var count: Int64 = 0
+            try reader.forEachFingerprint(in: tables) { fingerprint, _ in
+                xor(&digest, contribution(fingerprint, keys: keys))
+                count += 1
+            }
+            return sealed(generation: generation, rowCount: count, digest: digest, keys: keys, storeID: storeID)
+        }
+
+        static func stored(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
+            guard let seal = try reader.tableSeal() else { throw tampered("the seal is missing") }
+            let expected = mac(generation: seal.generation, rowCount: seal.rowCount, digest: seal.digest, keys: keys, storeID: storeID)
+            guard seal.digest.count == digestBytes, Sodium.constantTimeEquals(seal.mac, expected) else {
+                throw tampered("the seal does not authenticate")
+            }
+            return seal
+        }
+
+        /// The stored seal against every row (the pairing of sync items is checked by the tree's
+        /// full check, once the tree exists).
+        static func check(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
+            let seal = try stored(reader, keys: keys, storeID: storeID)
+            let actual = try compute(reader, keys: keys, storeID: storeID, generation: seal.generation,
+                                     tables: SealedRowFingerprint.Table.allCases)
+            guard actual.rowCount == seal.rowCount else {
+                throw tampered("\(seal.rowCount) rows sealed, \(actual.rowCount) present")
+            }
+            guard Sodium.constantTimeEquals(actual.digest, seal.digest) else { throw tampered("the rows differ from those sealed") }
+            return seal
+        }
+
+        static func contribution(_ fingerprint: SealedRowFingerprint, keys: StoreKeyring) -> [UInt8] {
+            var message = [fingerprint.table.rawValue, UInt8(fingerprint.key.count)]
+            message.reserveCapacity(2 + fingerprint.key.count + fingerprint.tags.count)
+            message += fingerprint.key
+            message += fingerprint.tags
+            return keys.tableSealHash(message, outputBytes: digestBytes)
+        }
+
+        static func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
+            for index in 0..<digestBytes { digest[index] ^= other[index] }
+        }
+
+        static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
+            TableSeal(generation: generation, rowCount: rowCount, digest: digest,
+                      mac: mac(generation: generation, rowCount: rowCount, digest: digest, keys: keys, storeID: storeID))
+        }
+
+        private static func mac(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> [UInt8] {
+            var message = ByteWriter(capacity: 96)
+            message.append(raw: Array("credstore table seal".utf8))
+            message.append(raw: storeID)
+            message.append(generation)
+            message.append(rowCount)
+            message.append(raw: digest)
+            return keys.tableSealHash(message.bytes, outputBytes: 32)
+        }
     }
 }

@@ -7,9 +7,9 @@ import CredentialStoreChallenges
 /// and reports each sealed row it writes or deletes to this pipeline (a ``RowChangeObserver``),
 /// which
 ///
-/// 1. folds each row, as it is reported, into a running digest of the table seal (XOR of keyed
-///    hashes, see ``TableSealing``), so a transaction keeps 16 bytes however many rows it
-///    touches, and writes the new seal once the write's own work is done (``foldSeal(into:)``);
+/// 1. folds each row, as it is reported, into the changes of the seal tree's leaves (XOR of keyed
+///    hashes, see ``SealTree``), sends them into the tree's buckets in batches, and rewrites the
+///    interior nodes and the seal once the write's own work is done (``foldSeal(into:)``);
 /// 2. appends the write's disk-visible changes to the change log for other processes' watchers
 ///    (``appendChangeLog(_:writer:processID:into:)``), with the log's retention;
 /// 3. decides whether the WAL must be emptied after the commit: when a credential row or a key
@@ -34,16 +34,27 @@ final class WritePipeline: RowChangeObserver {
     /// remote registers itself).
     var syncRegisters: SyncRegisterKeeper?
 
-    /// XOR of the contributions of the rows removed and added since the last fold.
-    private var digest = [UInt8](repeating: 0, count: TableSealing.digestBytes)
+    /// The changes to the seal tree's leaves since the last fold (rows removed and added), and to
+    /// the row count.
+    private var leafChanges: [SealTree.Leaf: SealTree.LeafState] = [:]
     private var rowCountChange: Int64 = 0
     private var unfolded = false
+    /// The tree as this write has changed it so far: created by the first batch of leaf changes
+    /// that goes into the buckets, finished by ``foldSeal(into:)``.
+    private var treeUpdate: SealTree.Update?
+    /// The seal the write started from, its MAC checked.
+    private var baseSeal: TableSeal?
     /// The sync clock's newest reading, not yet folded in: the clock ticks once per item of an
     /// import, and each reading is removed again by the next, which folds to nothing.
     private var clockReading: SealedRowFingerprint?
     /// The sealed tables whose rows changed since the last fold (for the checks and the error).
     private(set) var changedTables: Set<SealedRowFingerprint.Table> = []
     private var retiredSecrets = false
+
+    /// The newest seal generation known to be committed (the rollback anchor's, the instance's),
+    /// read under the write lock, where no commit can be ahead of the store: the seal a write
+    /// builds on must not be older (an older copy of the store put back under an open process).
+    var generationFloor: (() -> Int64?)?
 
     init(keys: StoreKeyring, storeID: [UInt8], clock: any StoreClock) {
         self.keys = keys
@@ -92,14 +103,37 @@ final class WritePipeline: RowChangeObserver {
     var emptiesLog: Bool { retiredSecrets }
 
     private func fold(_ row: SealedRowFingerprint, countChange: Int64) {
-        TableSealing.xor(&digest, TableSealing.contribution(row, keys: keys))
+        for leaf in SealTree.leaves(of: row) {
+            leafChanges[leaf, default: SealTree.LeafState()].fold(SealTree.contribution(row, to: leaf, keys: keys), countChange: countChange)
+        }
         rowCountChange += countChange
+    }
+
+    /// Leaf changes held before they go into the tree's buckets: a write of a few rows holds a few;
+    /// a large import sends them on in batches, so that what it holds stays bounded.
+    static let leafChangeBatch = 8192
+
+    /// Sends the leaf changes held so far into the tree's buckets when there are many of them.
+    func flushIfLarge(into transaction: any CredentialRepositoryWriting) throws {
+        guard leafChanges.count >= Self.leafChangeBatch else { return }
+        try flushLeafChanges(into: transaction)
+    }
+
+    private func flushLeafChanges(into transaction: any CredentialRepositoryWriting) throws {
+        guard !leafChanges.isEmpty else { return }
+        if treeUpdate == nil {
+            let seal = try currentSeal(transaction)
+            baseSeal = seal
+            treeUpdate = SealTree.Update(root: seal.digest)
+        }
+        try treeUpdate!.applyToBuckets(leafChanges, writer: transaction, keys: keys)
+        leafChanges = [:]
     }
 
     // MARK: Steps
 
-    /// Folds the rows changed since the last fold into the stored seal, one generation on, and
-    /// returns the new generation; does nothing (nil) when no sealed row changed.
+    /// Folds the rows changed since the last fold into the seal tree and the stored seal, one
+    /// generation on, and returns the new generation; does nothing (nil) when no sealed row changed.
     @discardableResult
     func foldSeal(into transaction: any CredentialRepositoryWriting) throws -> Int64? {
         if let reading = clockReading {
@@ -107,24 +141,34 @@ final class WritePipeline: RowChangeObserver {
             clockReading = nil
         }
         guard unfolded else { return nil }
-        let seal = try TableSealing.stored(transaction, keys: keys, storeID: storeID)
-        var newDigest = seal.digest
-        TableSealing.xor(&newDigest, digest)
+        try flushLeafChanges(into: transaction)
+        let seal = try baseSeal ?? currentSeal(transaction)
+        var update = treeUpdate ?? SealTree.Update(root: seal.digest)
+        let root = try update.finish(writer: transaction, keys: keys)
         let generation = seal.generation + 1
         try transaction.setTableSeal(TableSealing.sealed(
-            generation: generation, rowCount: seal.rowCount + rowCountChange, digest: newDigest, keys: keys, storeID: storeID))
+            generation: generation, rowCount: seal.rowCount + rowCountChange, root: root, keys: keys, storeID: storeID))
         discardRowChanges()
         return generation
     }
 
+    /// The stored seal, its MAC checked and its generation not below ``generationFloor``.
+    func currentSeal(_ reader: any CredentialRepositoryReading) throws -> TableSeal {
+        let seal = try TableSealing.stored(reader, keys: keys, storeID: storeID)
+        try TableSealing.requireCurrent(seal.generation, floor: generationFloor?())
+        return seal
+    }
+
     /// Forgets the rows changed since the last fold, for a write that then seals every row afresh
-    /// (rekey, the migration that creates the seal) or folds whole tables in (``TableSealing``).
+    /// (rekey, the migrations that create a seal) or folds whole tables in (``TableSealing``).
     func discardRowChanges() {
-        digest = [UInt8](repeating: 0, count: TableSealing.digestBytes)
+        leafChanges = [:]
         rowCountChange = 0
         clockReading = nil
         unfolded = false
         changedTables = []
+        treeUpdate = nil
+        baseSeal = nil
     }
 
     // MARK: Change log
@@ -169,6 +213,8 @@ final class WritePipeline: RowChangeObserver {
         }
         try transaction.pruneChangeLog(
             keepingChangesAfter: changeTotal - Self.changeLogMinimumChanges, writtenSince: since - Self.changeLogRetentionMillis)
+        // A large write logs batch by batch: its leaf changes go into the tree as often.
+        try flushIfLarge(into: transaction)
     }
 
     // MARK: Coverage
@@ -195,8 +241,10 @@ final class WritePipeline: RowChangeObserver {
         "sync_defaults": .sealed(.syncDefaults, columns: ["space_index", "sealed_state"]),
         "device_identity": .sealed(.device, columns: ["id", "device_id", "public_key", "sealed_secret_key"]),
         "sync_clock": .sealed(.syncClock, columns: ["id", "wall", "counter"]),
-        "table_seal": .outside(reason:
-            "the seal itself: its generation, count and digest are under a keyed MAC with the store id; an older copy of it matches no other set of rows, and a whole-store rollback is the rollback anchor's"),
+        "store_seal": .outside(reason:
+            "the seal itself: its generation, count and the tree's root are under a keyed MAC with the store id; an older copy of it matches no other tree, and a whole-store rollback is the rollback anchor's"),
+        "seal_nodes": .outside(reason:
+            "the seal tree: each node's keyed hash is its slot in its parent, up to the root the seal's MAC covers; lookups and writes check the nodes they read, verify checks them all"),
         "store_header": .outside(reason:
             "format, store id and key generation are associated data of every key slot, so an edit or older copy fails the unwrap; `created` is shown nowhere and decides nothing"),
         "key_slots": .outside(reason:

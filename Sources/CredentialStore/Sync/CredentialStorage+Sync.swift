@@ -94,7 +94,7 @@ extension CredentialStorage {
     ///
     public func trustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
-        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             if let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == key {
@@ -103,7 +103,7 @@ extension CredentialStorage {
             try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(key, trusted: clock.now()))
             return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
-            if let generation { anchor?.advance(to: generation) }
+            if let generation { committed(generation: generation) }
         })
     }
 
@@ -117,7 +117,7 @@ extension CredentialStorage {
     /// - Throws: `notFound` when this store does not trust that device.
     public func untrustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
-        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+        let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
             guard try transaction.trustedDevice(keyIndex: index) != nil else {
@@ -126,7 +126,7 @@ extension CredentialStorage {
             try transaction.removeTrustedDevice(keyIndex: index)
             return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
-            if let generation { anchor?.advance(to: generation) }
+            if let generation { committed(generation: generation) }
         })
     }
 
@@ -140,7 +140,13 @@ extension CredentialStorage {
     public func trustedDeviceDetails() throws -> [TrustedDevice] {
         _ = try followRekey()
         let keys = keys
-        return try repository.read { try $0.allTrustedDevices() }.map { entry in
+        let trusted = try repository.snapshotRead { reader in
+            let trusted = try reader.allTrustedDevices()
+            // All of them are one leaf of the seal tree: none deleted, restored or copied in.
+            try checkLeaves([SealChecks.trustedDevicesClaim(trusted, keys: keys)], reader: reader, keys: keys)
+            return trusted
+        }
+        return try trusted.map { entry in
             guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
             return TrustedDevice(
                 key: record.publicKey,
@@ -158,6 +164,8 @@ extension CredentialStorage {
         // Through `mutate`: the expiry of old tombstones is folded into the table seal.
         let contents = try mutate { mutation -> BundleContents in
             let (transaction, keys) = (mutation.transaction, mutation.keys)
+            // An export reads every synchronizable row and the sync state: all of it against the seal.
+            try checkEveryRow(transaction, keys: keys)
             try mutation.ledger.dropExpiredTombstones()
             // A synchronizable credential without a live register would silently stay home, and a
             // live register without its credential would send nothing: either is tampering.
@@ -253,6 +261,9 @@ extension CredentialStorage {
         return try mutate(origin: .syncImport, dryRun: dryRun, smallPageCache: bundleBytes > Self.largeImportBytes) { mutation in
             let stream = try BundleStream(source: try BundleFileSource(url: url), passphrase: passphrase, device: device, reuse: reuse)
             guard stream.metadataPlaintext == expectedMetadata else { throw BundleFormat.invalid("it changed while it was being read") }
+            // A merge decides by the registers, the clock and the trusted keys: all against the seal
+            // first (a deleted tombstone would let a removed credential come back).
+            try checkEveryRow(mutation.transaction, keys: mutation.keys)
             if let signer = metadata.signer {
                 try Self.checkTrust(signer, device: device, keys: mutation.keys, in: mutation.transaction)
             }
@@ -384,7 +395,15 @@ extension CredentialStorage {
     func deviceIdentity() throws -> DeviceIdentity {
         _ = try followRekey()
         let keys = keys
-        if let sealed = try repository.read({ try $0.device() }) {
+        let sealed = try repository.snapshotRead { reader in
+            let device = try reader.device()
+            // The identity and the clock are one leaf of the seal tree: a deleted identity is
+            // tampering, not a reason to make a new one.
+            let clock = try reader.syncClock()
+            try checkLeaves([SealChecks.singletonsClaim(device: device, clock: clock, keys: keys)], reader: reader, keys: keys)
+            return device
+        }
+        if let sealed {
             return try DeviceIdentity(opening: sealed, keys: keys)
         }
         return try mutate { try $0.ledger.device() }

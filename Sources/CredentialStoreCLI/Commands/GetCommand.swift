@@ -66,9 +66,8 @@ package struct Lookup: Equatable {
         func missing() -> CommandFailure {
             CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact)); add one with `credstore add \(space.url) --user NAME`")
         }
-        // One lookup and exit: checking the table seal would read the whole store (docs/contract.md ("Speed") has
-        // `get` read nothing but its row); the row itself is authenticated as it is read.
-        let storage = try location.openExisting(console, integrityCheck: .rowsOnly, orFail: missing())
+        // Opening checks the seal's root; the lookup checks its rows against the seal tree.
+        let storage = try location.openExisting(console, orFail: missing())
 
         let match: (space: ProtectionSpace, credential: Credential)
         if let user {
@@ -114,12 +113,12 @@ package struct Lookup: Equatable {
     /// The space on the origin of `exact` whose default is `credential`.
     ///
     /// `defaultCredential(for: url)` does not say which realm answered; only `--json` needs it, so
-    /// only `--json` pays for this scan of the store's entries.
+    /// only `--json` pays for this read of the origin's entries (through the origin index).
     private static func originSpace(of credential: Credential, near exact: ProtectionSpace, in storage: CredentialStorage) throws -> ProtectionSpace {
         // The spaces `defaultCredential(for: url)` chooses among: those whose credentials may go
         // out as Basic, the method a lookup without one asks first.
         let sendable = AuthenticationMethod.sentAsBasic
-        let candidates = try storage.entries().filter {
+        let candidates = try storage.entries(onOriginOf: exact).filter {
             $0.isDefault && $0.user == credential.user && $0.space != exact && $0.space.proxyType == nil
                 && $0.space.host == exact.host && $0.space.port == exact.port && $0.space.protocol == exact.protocol
                 && sendable.contains($0.space.authenticationMethod)

@@ -43,8 +43,8 @@ struct GitCredentialCommand: ParsableCommand {
         let location = global.location(in: console)
         switch action {
         case "get":
-            // As `credstore get`: git asks on every fetch, so only the row read is authenticated.
-            guard let storage = try location.openIfPresent(console, integrityCheck: .rowsOnly) else { return }
+            // As `credstore get`: the lookup checks the rows it reads against the seal tree.
+            guard let storage = try location.openIfPresent(console) else { return }
             if case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console),
                extras.expiry.map({ $0 > Int64(Date().timeIntervalSince1970) }) ?? true {
                 console.output.write(try GitCredentialRequest.answer(credential, extras))
@@ -165,7 +165,8 @@ package struct GitCredentialRequest: Equatable {
         // git sends what it gets as Basic: only spaces whose credentials may go out as Basic (any
         // method, or Basic's), never one stored for Digest, NTLM or a form.
         let sendable = AuthenticationMethod.sentAsBasic
-        let spaces = try storage.entries().filter { entry in
+        // Through the origin index: the origin's rows only, never a scan of the store.
+        let spaces = try storage.entries(onOriginOf: space).filter { entry in
             entry.space.proxyType == nil && entry.space.protocol == space.protocol && entry.space.host == space.host
                 && entry.space.port == space.port && sendable.contains(entry.space.authenticationMethod)
                 && (username.map { $0 == entry.user } ?? entry.isDefault)

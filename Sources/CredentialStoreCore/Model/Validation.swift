@@ -14,7 +14,12 @@ import Darwin
 package enum FieldRules {
     /// Whether `text` holds no CR, LF or NUL, the three bytes that end or cut a line.
     package static func isLineSafe(_ text: some StringProtocol) -> Bool {
-        !text.utf8.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0x00 }
+        // Over the contiguous bytes where there are some: iterating `String.UTF8View` costs several
+        // times more, and every lookup checks its realm and method.
+        if let safe = text.utf8.withContiguousStorageIfAvailable({ !$0.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0x00 } }) {
+            return safe
+        }
+        return !text.utf8.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0x00 }
     }
 
     /// Throws ``CredentialStorageError/Code/invalidInput`` naming `field` (never quoting its
@@ -98,6 +103,9 @@ extension ProtectionSpace {
     ///   an empty or malformed host, a port outside 0–65535 (0 only where the protocol has no
     ///   default), a protocol that is not a URL scheme, or an over-long field.
     package func validate() throws {
+        // Every lookup validates its space: the common one passes in one pass over each field's
+        // bytes; anything else (or anything wrong) takes the full checks below, which say why.
+        if passesASCIIChecks { return }
         try FieldRules.checkLineSafe(host, field: "host")
         if let realm { try FieldRules.checkLineSafe(realm, field: "realm") }
         if let `protocol` { try FieldRules.checkLineSafe(`protocol`, field: "protocol") }
@@ -131,6 +139,32 @@ extension ProtectionSpace {
               (`protocol`?.utf8.count ?? 0) <= 64 else {
             throw CredentialStorageError(.invalidProtectionSpace, "the protection space's realm, method or protocol is too long")
         }
+    }
+
+    /// Whether the space passes every check of ``validate()``, for a host of printable ASCII
+    /// without a colon or a percent sign (no IPv6 address). On such a host the scalar checks of
+    /// ``validate()`` (display controls, a trailing ".") are the byte checks made here; `false`
+    /// says only that the full checks must decide.
+    private var passesASCIIChecks: Bool {
+        guard (0...65535).contains(port) else { return false }
+        let hostPasses = host.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard let last = bytes.last, bytes.count <= 1024, last != 0x2E else { return false }
+            for byte in bytes where byte <= 0x20 || byte >= 0x7F || byte == 0x3A || byte == 0x25 || Self.isForbiddenInHost(byte) {
+                return false
+            }
+            return true
+        }
+        guard hostPasses == true else { return false }
+        if let `protocol` {
+            let schemePasses = `protocol`.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+                guard let first = bytes.first, bytes.count <= 64, (0x61...0x7A).contains(first) else { return false }
+                return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
+            }
+            guard schemePasses == true else { return false }
+        }
+        if let realm, realm.utf8.count > 4096 || !FieldRules.isLineSafe(realm) { return false }
+        let method = authenticationMethod.rawValue
+        return method.utf8.count <= 256 && FieldRules.isLineSafe(method)
     }
 
     /// `# / < > ? @ [ \ ] ^ |` and the quote: bytes that end a URL's host or cannot be in one.

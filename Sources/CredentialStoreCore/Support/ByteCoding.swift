@@ -107,8 +107,23 @@ package struct ByteReader {
         let lengthBytes = try readRaw(count: 4)
         let length = lengthBytes.reduce(0) { ($0 << 8) | Int($1) }
         let raw = try readRaw(count: length)
-        guard let text = String(validating: raw, as: UTF8.self) else { throw Malformed() }
+        guard let text = Self.validUTF8(raw) else { throw Malformed() }
         return text
+    }
+
+    /// The string of `bytes` when they are well-formed UTF-8, else nil. `String(validating:as:)`
+    /// calls the standard library's validation unspecialized (generic over the encoding), which
+    /// shows in every lookup's profile (docs/performance.md, "Lookup and set against C");
+    /// decoding is specialized, and a decoded string whose bytes differ from the input was
+    /// repaired, so the input was not UTF-8.
+    static func validUTF8(_ bytes: ArraySlice<UInt8>) -> String? {
+        guard !bytes.isEmpty else { return "" }
+        var text = bytes.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+        let intact = text.withUTF8 { decoded in
+            decoded.count == bytes.count
+                && bytes.withUnsafeBufferPointer { memcmp(decoded.baseAddress!, $0.baseAddress!, bytes.count) == 0 }
+        }
+        return intact ? text : nil
     }
 
     package mutating func readOptionalString() throws -> String? {

@@ -34,7 +34,6 @@ struct SubcommandParseTests {
         ["watch", "--json"],
         ["export", "/tmp/b.csbundle", "--recipient", "csdev1:abc"],
         ["import", "/tmp/g", "--from", "git-credentials", "--dry-run"],
-        ["device"],
         ["device", "show"],
         ["device", "trust", "csdev1:abc", "--json"],
         ["device", "list"],
@@ -50,7 +49,7 @@ struct SubcommandParseTests {
 
     @Test(arguments: agreeing)
     func theSubcommandsParseAgreesWithTheRoots(_ arguments: [String]) throws {
-        let fast = try #require(CredstoreCommand.parseThroughSubcommand(arguments))
+        let fast = try #require(CredstoreCommand.parsedThroughItsSubcommand(arguments))
         let full = try CredstoreCommand.parseAsRoot(arguments)
         #expect(type(of: fast) == type(of: full))
         #expect(Self.described(fast) == Self.described(full))
@@ -74,6 +73,7 @@ struct SubcommandParseTests {
         ["get", url, "--method", "bogus"],
         ["get", url, "--json=yes"],
         ["get", url, "--bogus"],
+        ["device"],
         ["device", "--help"],
         ["device", "bogus"],
         ["git-credential"],
@@ -85,7 +85,7 @@ struct SubcommandParseTests {
 
     @Test(arguments: leftToTheRoot)
     func anythingElseIsLeftToTheRoot(_ arguments: [String]) {
-        #expect(CredstoreCommand.parseThroughSubcommand(arguments) == nil)
+        #expect(CredstoreCommand.parsedThroughItsSubcommand(arguments) == nil)
     }
 
     /// The parsed values, property wrappers included.

@@ -343,6 +343,9 @@ import CredentialStoreChallenges
         server(""), server("."), server("a b.example.com"), server("example.com/path"), server("a/b"),
         server("tab\there"), server("example.com", port: -1), server("example.com", port: 70000),
         proxy("", port: 8080), proxy("p.example.com", port: 65536),
+        // Printable ASCII that is still no host, and non-ASCII that the byte checks do not pass.
+        server("example.com.."), server("a:b.example.com"), server("a%b.example.com"), server("user@example.com"),
+        server("ex\u{7F}ample.com"), server("ex\u{9B}ample.com"), server("ex\u{202E}ample.com"),
     ])
     func validateRejects(space: ProtectionSpace) {
         let error = #expect(throws: CredentialStorageError.self) { try space.validate() }
@@ -351,6 +354,7 @@ import CredentialStoreChallenges
 
     @Test("validate() accepts ordinary spaces", arguments: variedSpaces + [
         server("example.com", port: 65535), server("example.com", port: 1, protocol: "http"),
+        server("::1"), server("fe80::1%eth0"), server("bücher.example"), server("example.com", realm: "Zürich"),
     ])
     func validateAccepts(space: ProtectionSpace) throws {
         try space.validate()

@@ -42,9 +42,9 @@ import CredentialStoreTestSupport
         try withRawDatabase { db in
             try db.execute(sql: "UPDATE credentials SET space_index = ?", arguments: [otherIndex])
         }
-        // The set-level seal refuses the store on a full open; a one-lookup open reads the row and
-        // must fail its authentication rather than hand out the moved password.
-        expectError(.tamperDetected) { try store.open() }
+        // The seal tree refuses both spaces' lookups (a row left one leaf and joined another); and
+        // the row's own authentication would fail too rather than hand out the moved password.
+        expectError(.tamperDetected, secrets: ["api-secret"]) { try store.open().defaultCredential(for: api) }
         let oneLookup = try store.open(integrityCheck: .rowsOnly)
         expectError(.tamperDetected, secrets: ["api-secret"]) { try oneLookup.defaultCredential(for: other) }
         expectError(.tamperDetected, secrets: ["api-secret"]) { try oneLookup.credentials(for: other) }

@@ -107,9 +107,9 @@ import CredentialStoreTestSupport
             try db.execute(sql: "UPDATE credentials SET sealed_credential = ? WHERE user_index = ?", arguments: [rows[1][1] as Data, rows[0][0] as Data])
             try db.execute(sql: "UPDATE credentials SET sealed_credential = ? WHERE user_index = ?", arguments: [rows[0][1] as Data, rows[1][0] as Data])
         }
-        // The rows no longer match the table seal, so opening refuses; and each row's own
-        // authentication refuses the moved ciphertext too, when the seal check is left to verify.
-        expectError(.tamperDetected) { try store.open() }
+        // The rows no longer match the table seal, so a lookup refuses; and each row's own
+        // authentication refuses the moved ciphertext too.
+        expectError(.tamperDetected) { try store.open().defaultCredential(for: space) }
         let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .rowsOnly)
         expectError(.tamperDetected) { try storage.credentials(for: space) }
         expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
@@ -124,9 +124,9 @@ import CredentialStoreTestSupport
     func anEditedClearColumnIsTamperDetected(edit: String) throws {
         do { try store.open().set(Fixture.credential("alice", "pw"), for: space) }
         try withRawDatabase { try $0.execute(sql: edit) }
-        // Each row's own authentication, whatever the open checks: a credential made
-        // synchronizable without its sync register is refused by the full check on open too.
-        if edit.contains("persistence") { expectError(.tamperDetected) { try store.open() } }
+        // Each row's own authentication, whatever the seal says: a credential made
+        // synchronizable without its sync register is refused by a listing's full check too.
+        if edit.contains("persistence") { expectError(.tamperDetected) { try store.open().entries() } }
         let storage = try store.open(integrityCheck: .rowsOnly)
         expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
         expectError(.tamperDetected) { try storage.allCredentials() }
@@ -142,7 +142,7 @@ import CredentialStoreTestSupport
             let bob = try Data.fetchOne(db, sql: "SELECT user_index FROM credentials WHERE user_index NOT IN (SELECT user_index FROM default_choices)")!
             try db.execute(sql: "UPDATE default_choices SET user_index = ?", arguments: [bob])
         }
-        expectError(.tamperDetected) { try store.open() }
+        expectError(.tamperDetected) { try store.open().defaultCredential(for: space) }
         let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .rowsOnly)
         // The default pointer is only trusted after its sealed user opens under its own indexes.
         expectError(.tamperDetected) { try storage.set(Fixture.credential("carol"), for: space) }

@@ -95,7 +95,10 @@ import CredentialStoreTestSupport
                                             in: space, spaceIndex: spaceIndex, created: 1, modified: 1))
             }
             try writer.setDefaultChoice(keys.encryptDefault(user: "carol", spaceIndex: spaceIndex))
-            try pipeline.foldSeal(into: writer)
+            // Version 0006's seal: the XOR over these rows.
+            pipeline.discardRowChanges()
+            try writer.setTableSeal(TableSealing.Legacy.compute(
+                writer, keys: keys, storeID: opened.header.storeID, generation: 1, tables: SealedRowFingerprint.Table.sinceTableSeal))
             // Version 0006 wrote these outside the seal.
             try writer.setSyncClock(wall: stamp.wall, counter: stamp.counter)
             try writer.upsertSyncItem(keys.encrypt(SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false)))
@@ -138,10 +141,24 @@ import CredentialStoreTestSupport
         #expect(try store.open().verify().isSound)
     }
 
+    @Test func aRolledBackStoreIsNotMadeCurrentByTheMigration() throws {
+        let (opened, _) = try makeVersion6Store()
+        // The copy's seal is at generation 2 once migration 0007 folded the sync state in; the
+        // anchor saw 3, the generation the tree would get: without the check the upgrade would
+        // make this older copy current, level with the anchor.
+        AnchorFile(.directory(store.anchorDirectory), storeID: opened.header.storeID)?.advance(to: 3)
+        expectError(.tamperDetected) { try store.open() }
+        #expect(try store.rawDatabase().read { try String.fetchOne($0, sql: "SELECT max(identifier) FROM schema_migrations") } == Self.before)
+    }
+
     @Test func tamperingBeforeTheMigrationStaysDetected() throws {
         _ = try makeVersion6Store(tamperedCredentials: true)
+        // Migration 0008 checks the rows against the old seal before it builds the tree over them,
+        // and refuses (whatever the open's own check): a tree would launder the deletion.
         expectError(.tamperDetected) { try store.open() }
-        #expect(try !store.open(integrityCheck: .deferredToVerify).verify().isSound)
+        expectError(.tamperDetected) { try store.open(integrityCheck: .deferredToVerify) }
+        // Nothing was migrated: the store is still as version 0006 left it.
+        #expect(try store.rawDatabase().read { try String.fetchOne($0, sql: "SELECT max(identifier) FROM schema_migrations") } == Self.before)
     }
 }
 

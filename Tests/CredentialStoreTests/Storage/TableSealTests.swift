@@ -10,24 +10,48 @@ import CredentialStoreTestSupport
 
 /// Tampering beyond one row: deleting a row, restoring an older copy of a row, or inserting a row
 /// copied from another store leaves every remaining row authentic on its own, so only the table
-/// seal can see it. Each case is refused when the store is opened, and reported by `verify()`.
+/// seal can see it. Opening checks only the seal's MAC (O(1)); each read of what was touched
+/// refuses, the rest of the store keeps answering, and `verify()` reports the seal.
 @Suite struct TableSealTests {
     let store: TemporaryStore
     let space = Fixture.space(realm: "Sealed")
+    let elsewhere = Fixture.space("elsewhere.example.com")
 
     init() throws {
         store = try TemporaryStore()
+        // A credential nothing below touches: it must keep answering.
+        try store.open().set(Fixture.credential("zoe", "untouched"), for: elsewhere)
     }
 
     private func edit(_ body: (Database) throws -> Void) throws {
         try store.rawDatabase().writeWithoutTransaction(body)
     }
 
-    /// Opening refuses, and a store opened for diagnosis reports the seal in its verification.
-    private func expectSealBroken(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        expectError(.tamperDetected, sourceLocation: sourceLocation) { try store.open() }
+    /// Every lookup of the sealed space refuses.
+    private static func lookups(of space: ProtectionSpace) -> (CredentialStorage) throws -> Void {
+        { storage in
+            expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
+            expectError(.tamperDetected) { try storage.credentials(for: space) }
+        }
+    }
+
+    /// The store opens (the seal's MAC holds), `refusals` see the tampering, a listing refuses,
+    /// the untouched space still answers, and a store opened for diagnosis reports the seal.
+    private func expectSealBroken(_ refusals: ((CredentialStorage) throws -> Void)? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let storage = try store.open()
+        try (refusals ?? Self.lookups(of: space))(storage)
+        expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries() }
+        #expect(try storage.defaultCredential(for: elsewhere)?.password == "untouched", sourceLocation: sourceLocation)
         let diagnosed = try store.open(integrityCheck: .deferredToVerify)
         let report = try diagnosed.verify()
+        #expect(!report.isSound, sourceLocation: sourceLocation)
+        #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)", sourceLocation: sourceLocation)
+    }
+
+    /// The seal itself is edited: opening refuses, and verify reports it.
+    private func expectOpenRefused(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        expectError(.tamperDetected, sourceLocation: sourceLocation) { try store.open() }
+        let report = try store.open(integrityCheck: .deferredToVerify).verify()
         #expect(!report.isSound, sourceLocation: sourceLocation)
         #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)", sourceLocation: sourceLocation)
     }
@@ -62,9 +86,15 @@ import CredentialStoreTestSupport
         #expect(try reopened.credentials(for: space).keys.sorted() == ["alice", "dave"])
     }
 
+    /// The sealed space's blind index, to pick its rows out of the raw tables.
+    private func spaceIndex() throws -> Data {
+        Data(try store.open().keys.spaceIndex(space).bytes)
+    }
+
     @Test func restoringAnOlderCopyOfOneRowIsDetected() throws {
         do { try store.open().set(Fixture.credential("alice", "old-password"), for: space) }
-        let old = try store.rawDatabase().read { try credentialRows($0) }
+        let index = try spaceIndex()
+        let old = try store.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM credentials WHERE space_index = ?", arguments: [index]) }
         do { try store.open().set(Fixture.credential("alice", "new-password"), for: space) }
         // The old row is authentic on its own (same store, same keys, same row identity).
         try edit { db in try insert(old[0], into: "credentials", db) }
@@ -77,8 +107,10 @@ import CredentialStoreTestSupport
             try storage.set(Fixture.credential("alice"), for: space)
             try storage.set(Fixture.credential("bob"), for: space)
         }
+        let index = try spaceIndex()
         try edit { db in
-            try db.execute(sql: "DELETE FROM credentials WHERE user_index = (SELECT min(user_index) FROM credentials)")
+            try db.execute(sql: "DELETE FROM credentials WHERE space_index = ?1 AND user_index = (SELECT min(user_index) FROM credentials WHERE space_index = ?1)",
+                           arguments: [index])
         }
         try expectSealBroken()
     }
@@ -91,7 +123,8 @@ import CredentialStoreTestSupport
         }
         let foreign = try other.rawDatabase().read { try credentialRows($0) }
         try edit { db in try insert(foreign[0], into: "credentials", db) }
-        try expectSealBroken()
+        // Under another store's keys the row is found by no lookup here: the listing refuses it.
+        try expectSealBroken { _ in }
     }
 
     @Test func deletingADefaultChoiceIsDetected() throws {
@@ -101,7 +134,8 @@ import CredentialStoreTestSupport
             try storage.set(Fixture.credential("bob"), for: space)
             try storage.setDefaultCredential(Fixture.credential("bob"), for: space)
         }
-        try edit { try $0.execute(sql: "DELETE FROM default_choices") }
+        let index = try spaceIndex()
+        try edit { try $0.execute(sql: "DELETE FROM default_choices WHERE space_index = ?", arguments: [index]) }
         try expectSealBroken()
     }
 
@@ -111,7 +145,8 @@ import CredentialStoreTestSupport
             try storage.set(Fixture.credential("alice"), for: space)
             try storage.set(Fixture.credential("bob"), for: space)
         }
-        let old = try store.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM default_choices") }
+        let index = try spaceIndex()
+        let old = try store.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM default_choices WHERE space_index = ?", arguments: [index]) }
         do { try store.open().setDefaultCredential(Fixture.credential("bob"), for: space) }
         try edit { db in try insert(old[0], into: "default_choices", db) }
         try expectSealBroken()
@@ -126,19 +161,19 @@ import CredentialStoreTestSupport
         }
         let foreign = try other.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM trusted_devices") }
         try edit { db in try insert(foreign[0], into: "trusted_devices", db) }
-        try expectSealBroken()
+        try expectSealBroken { storage in expectError(.tamperDetected) { try storage.trustedDeviceDetails() } }
     }
 
     @Test(arguments: [
-        "UPDATE table_seal SET generation = generation + 1",
-        "UPDATE table_seal SET row_count = row_count - 1",
-        "UPDATE table_seal SET digest = zeroblob(16)",
-        "DELETE FROM table_seal",
+        "UPDATE store_seal SET generation = generation + 1",
+        "UPDATE store_seal SET row_count = row_count - 1",
+        "UPDATE store_seal SET digest = zeroblob(16)",
+        "DELETE FROM store_seal",
     ])
     func anEditedOrMissingSealIsDetected(edit statement: String) throws {
         do { try store.open().set(Fixture.credential("alice"), for: space) }
         try edit { try $0.execute(sql: statement) }
-        try expectSealBroken()
+        try expectOpenRefused()
     }
 
     @Test func anEarlierSealPutBackOverAPartialRollbackIsDetected() throws {
@@ -147,7 +182,7 @@ import CredentialStoreTestSupport
         // between; restoring every row as well is a rollback of the whole store, which only the
         // rollback anchor outside the file can catch.
         do { try store.open().set(Fixture.credential("alice", "a1"), for: space) }
-        let oldSeal = try store.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM table_seal") }
+        let oldSeal = try store.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM store_seal") }
         do {
             let storage = try store.open()
             try storage.set(Fixture.credential("alice", "a2"), for: space)
@@ -155,9 +190,132 @@ import CredentialStoreTestSupport
         }
         try edit { db in
             try db.execute(sql: "DELETE FROM credentials WHERE user_index NOT IN (SELECT user_index FROM default_choices)")
-            try insert(oldSeal[0], into: "table_seal", db)
+            try insert(oldSeal[0], into: "store_seal", db)
         }
-        try expectSealBroken()
+        // An older seal is below the generation the rollback anchor recorded.
+        try expectOpenRefused()
+    }
+
+    @Test func tamperingWhileTheStoreIsOpenIsSeenByTheNextLookup() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        try storage.set(Fixture.credential("bob", "b1"), for: space)
+        // Checked once: the interior nodes above the bucket are kept for later lookups.
+        #expect(try storage.credentials(for: space).count == 2)
+        let index = try spaceIndex()
+        try edit { try $0.execute(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index NOT IN (SELECT user_index FROM default_choices)", arguments: [index]) }
+        try Self.lookups(of: space)(storage)
+        #expect(try storage.defaultCredential(for: elsewhere)?.password == "untouched")
+    }
+
+    @Test func keptNodesNeverHideAnotherInstancesWrites() throws {
+        // Enough spaces and lookups that the reader reads every interior node at once, then keeps
+        // them while another instance's writes change the tree under it.
+        let reader = try store.open()
+        let writer = try store.open()
+        let spaces = (0..<40).map { Fixture.space("host\($0).example.com") }
+        for (index, space) in spaces.enumerated() { try writer.set(Fixture.credential("u", "p\(index)-0"), for: space) }
+        for round in 1...3 {
+            for (index, space) in spaces.enumerated() {
+                #expect(try reader.defaultCredential(for: space)?.password == "p\(index)-\(round - 1)")
+            }
+            for (index, space) in spaces.enumerated() {
+                try writer.set(Fixture.credential("u", "p\(index)-\(round)"), for: space)
+            }
+        }
+        #expect(try reader.defaultCredential(for: spaces[7])?.password == "p7-3")
+        // And a row deleted under the reader, which holds every node, is still refused.
+        try edit { try $0.execute(sql: "DELETE FROM credentials WHERE user_index = (SELECT max(user_index) FROM credentials)") }
+        #expect(throws: CredentialStorageError.self) { try reader.entries() }
+    }
+
+    /// Every table a lookup depends on, as raw rows.
+    private func snapshotTables() throws -> [String: [Row]] {
+        try store.rawDatabase().read { db in
+            var tables: [String: [Row]] = [:]
+            for table in ["credentials", "default_choices", "seal_nodes", "store_seal"] {
+                tables[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table)")
+            }
+            return tables
+        }
+    }
+
+    private func putBack(_ tables: [String: [Row]], only names: [String]) throws {
+        try edit { db in
+            for name in names {
+                try db.execute(sql: "DELETE FROM \(name)")
+                for row in tables[name]! { try insert(row, into: name, db) }
+            }
+        }
+    }
+
+    @Test func anOlderCopyOfTheTreeWithoutItsSealIsDetected() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        let old = try snapshotTables()
+        try storage.set(Fixture.credential("alice", "a2"), for: space)
+        // The rows and the tree's nodes of before, under the current seal: the root differs.
+        try putBack(old, only: ["credentials", "default_choices", "seal_nodes"])
+        expectError(.tamperDetected) { try store.open().defaultCredential(for: space) }
+        // An instance that kept the nodes it checked refuses too: the bucket is not its parent's.
+        expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
+        let report = try store.open(integrityCheck: .deferredToVerify).verify()
+        #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)")
+    }
+
+    @Test func aWholeOlderStatePutBackUnderAnOpenStoreIsRefusedByIt() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        let old = try snapshotTables()
+        try storage.set(Fixture.credential("alice", "a2"), for: space)
+        #expect(try storage.defaultCredential(for: space)?.password == "a2")
+        // Consistent in itself, seal included: only a generation seen before gives it away.
+        try putBack(old, only: ["credentials", "default_choices", "seal_nodes", "store_seal"])
+        expectError(.tamperDetected, secrets: ["a1"]) { try storage.defaultCredential(for: space) }
+        expectError(.tamperDetected) { try store.open() }
+    }
+
+    @Test func aWriteByAnInstanceOpenedBeforeARollbackDoesNotMakeItCurrent() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        let old = try snapshotTables()
+        try storage.set(Fixture.credential("alice", "a2"), for: space)
+        // Opened (anchor checked) before the older copy is put back, as `add` waiting at its prompt.
+        let waiting = try store.open()
+        try putBack(old, only: ["credentials", "default_choices", "seal_nodes", "store_seal"])
+        // Its write would seal the older state one generation on, level with the anchor.
+        expectError(.tamperDetected) { try waiting.set(Fixture.credential("bob", "b1"), for: elsewhere) }
+        expectError(.tamperDetected) { try waiting.rekey() }
+        expectError(.tamperDetected, secrets: ["a1"]) { try waiting.defaultCredential(for: space) }
+        expectError(.tamperDetected) { try waiting.entries() }
+        expectError(.tamperDetected) { try store.open() }
+    }
+
+    @Test func anInstanceThatSawOnlyAnOlderSealRefusesARollbackBelowTheAnchor() throws {
+        let storage = try store.open()
+        try storage.set(Fixture.credential("alice", "a1"), for: space)
+        let reader = try store.open()
+        #expect(try reader.defaultCredential(for: space)?.password == "a1")
+        try storage.set(Fixture.credential("alice", "a2"), for: space)
+        let old = try snapshotTables()
+        try storage.set(Fixture.credential("alice", "a3"), for: space)
+        // Put back a state newer than any the reader saw, but older than the anchor's.
+        try putBack(old, only: ["credentials", "default_choices", "seal_nodes", "store_seal"])
+        expectError(.tamperDetected, secrets: ["a2"]) { try reader.defaultCredential(for: space) }
+    }
+
+    @Test func anEditedNodeOfTheTreeIsDetectedByLookupsAndRefusedByWrites() throws {
+        do { try store.open().set(Fixture.credential("alice", "a1"), for: space) }
+        // Every interior node (level < 3) replaced by bytes of its size: each is its parent's slot.
+        try edit { try $0.execute(sql: "UPDATE seal_nodes SET body = randomblob(length(body)) WHERE id < (3 << 32)") }
+        let storage = try store.open()
+        expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
+        expectError(.tamperDetected) { try storage.defaultCredential(for: elsewhere) }
+        expectError(.tamperDetected) { try storage.set(Fixture.credential("bob", "b1"), for: space) }
+        #expect(!(try store.open(integrityCheck: .deferredToVerify).verify().isSound))
+        // A node that is not a blob at all is tampering too, not damage.
+        try edit { try $0.execute(sql: "UPDATE seal_nodes SET body = 'text' WHERE id = (SELECT max(id) FROM seal_nodes)") }
+        expectError(.tamperDetected) { try store.open().entries() }
     }
 
     @Test func aWrongKeyIsReportedAsSuchBeforeAnySealCheck() throws {
@@ -234,7 +392,7 @@ import CredentialStoreTestSupport
             try FileManager.default.removeItem(at: store.anchorDirectory.appendingPathComponent(anchors[0]))
             try storage.set(Fixture.credential("bob", "b1"), for: space)
             let recorded = try String(contentsOf: store.anchorDirectory.appendingPathComponent(anchors[0]), encoding: .utf8)
-            let generation = try store.rawDatabase().read { try Int64.fetchOne($0, sql: "SELECT generation FROM table_seal") }
+            let generation = try store.rawDatabase().read { try Int64.fetchOne($0, sql: "SELECT generation FROM store_seal") }
             #expect(Int64(recorded.trimmingCharacters(in: .whitespacesAndNewlines)) == generation)
         }
         // So a rollback to before that commit is still caught.
@@ -258,7 +416,7 @@ import CredentialStoreTestSupport
         }
         let anchors = try FileManager.default.contentsOfDirectory(atPath: store.anchorDirectory.path).filter { !$0.hasPrefix("path-") }
         let recorded = try String(contentsOf: store.anchorDirectory.appendingPathComponent(anchors[0]), encoding: .utf8)
-        let generation = try store.rawDatabase().read { try Int64.fetchOne($0, sql: "SELECT generation FROM table_seal") }
+        let generation = try store.rawDatabase().read { try Int64.fetchOne($0, sql: "SELECT generation FROM store_seal") }
         #expect(Int64(recorded.trimmingCharacters(in: .whitespacesAndNewlines)) == generation)
         #expect(try store.open().credentials(for: space).count == 11)
     }

@@ -11,8 +11,8 @@ import CredentialStoreTestSupport
 /// Issue 12, finding 1: the sync state (registers, sync defaults, clock, device identity) was
 /// outside the table seal, and a merge took a missing local register for "older than anything".
 /// Deleting registers with plain SQL then let an older bundle bring back an old password or a
-/// removed credential. Now the deletion is refused when the store opens and by `verify()`, and a
-/// store opened before it refuses to merge over the gap.
+/// removed credential. Now every export, import and listing refuses the deletion (they check every
+/// row against the seal), `verify()` reports it, and a store opened before it refuses to merge over the gap.
 @Suite struct SyncStateSealTests {
     let laptop: SyncPeer
     let desktop: SyncPeer
@@ -35,9 +35,14 @@ import CredentialStoreTestSupport
         try DatabaseQueue(path: peer.folder.databaseURL.path, configuration: configuration).write { try $0.execute(sql: sql) }
     }
 
-    /// Refused on open, reported by verify.
+    /// Opening checks only the seal's MAC; an export, a listing and (in the tests) an import read
+    /// the whole sync state and refuse it; verify reports it.
     private func expectRefused(_ peer: SyncPeer, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        expectError(.tamperDetected, sourceLocation: sourceLocation) { try peer.folder.open() }
+        let storage = try peer.folder.open()
+        expectError(.tamperDetected, sourceLocation: sourceLocation) {
+            try storage.exportSynchronizable(to: peer.file("refused.csbundle"), protection: .recipients([try peer.publicKey]))
+        }
+        expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries() }
         let report = try peer.folder.open(integrityCheck: .deferredToVerify).verify()
         #expect(!report.isSound && report.authenticationFailures > 0, "\(report.problems)", sourceLocation: sourceLocation)
     }
@@ -80,7 +85,7 @@ import CredentialStoreTestSupport
 
         try attack(laptop, "DELETE FROM sync_items WHERE deleted = 1")
         try expectRefused(laptop)
-        // Replaying the older bundle needs the store opened, which refuses.
+        // Replaying the older bundle is refused by the import's check of every row.
         expectError(.tamperDetected) { try laptop.folder.open().importBundle(from: stale) }
         #expect(try laptop.folder.open(integrityCheck: .rowsOnly).credentials(for: space).keys.sorted() == ["keeper"])
     }
@@ -110,6 +115,10 @@ import CredentialStoreTestSupport
         try a.setDefaultCredential(sync("bob", "pw"), for: space)
         try attack(laptop, edit)
         try expectRefused(laptop)
+        if edit.contains("device_identity") || edit.contains("sync_clock") {
+            // The identity is never silently made anew over a deleted one.
+            expectError(.tamperDetected) { try laptop.folder.open().deviceKey }
+        }
     }
 
     @Test func theSealFollowsEverySyncWrite() throws {
