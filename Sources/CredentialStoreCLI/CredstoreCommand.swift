@@ -115,12 +115,14 @@ public struct CredstoreCommand: AsyncParsableCommand {
     package static func parsedThroughItsSubcommand(_ arguments: [String]) -> (any ParsableCommand)? {
         guard !arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "--version" || $0.hasPrefix("--generate-completion") || $0.hasPrefix("--experimental") })
         else { return nil }
-        // Down the command tree by name (`netrc export`, `device show`), to a command without subcommands.
+        // Down the command tree by name (`netrc export`, `device show`), to a command without
+        // subcommands; `_commandName` is the name the root parser matches, derived from the type
+        // when the configuration names none (`device`'s subcommands).
         var command: any ParsableCommand.Type = Self.self
         var rest = arguments[...]
         while !command.configuration.subcommands.isEmpty {
             guard let name = rest.first,
-                  let next = command.configuration.subcommands.first(where: { $0.configuration.commandName == name })
+                  let next = command.configuration.subcommands.first(where: { $0._commandName == name })
             else { return nil }
             command = next
             rest = rest.dropFirst()
