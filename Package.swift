@@ -89,7 +89,14 @@ let package = Package(
             dependencies: [
                 "CredentialStoreCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // A release `credstore` is a static executable on Linux however it is built, as the README
+            // builds it: linked against the toolchain's shared libraries, the dynamic loader binds some
+            // 11,000 symbols across 20 libraries (Foundation's with ICU) on every run, and a `get` took
+            // three times as long (docs/performance.md, "Start-up"). Unsafe flags are accepted here
+            // because a package that depends on this one builds only the library products.
+            swiftSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
         ),
         // A tiny second process for the cross-process tests (notifications, concurrent writers).
         .executableTarget(

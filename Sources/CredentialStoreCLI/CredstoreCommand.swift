@@ -5,9 +5,15 @@ import CredentialStore
 ///
 /// The executable calls ``execute(_:)``; tests call it too, with their own ``Console`` bound.
 public struct CredstoreCommand: AsyncParsableCommand {
+    /// The command's name, which every subcommand also gives as its `_superCommandName`: a
+    /// subcommand parsed as the root (``parsedThroughItsSubcommand(_:)``) then skips ArgumentParser's
+    /// check for the completion-script flags, about a third of its start-up, which only the root
+    /// answers. The help screens never read it: their command stack starts at this command.
+    static let name = "credstore"
+
     /// The command's name, help text, version and subcommands.
     public static let configuration = CommandConfiguration(
-        commandName: "credstore",
+        commandName: name,
         abstract: "Store and look up passwords in an encrypted credential store.",
         discussion: """
             Every command takes --store PATH (env CREDSTORE_STORE), --key-file PATH \
@@ -52,11 +58,6 @@ public struct CredstoreCommand: AsyncParsableCommand {
     public static func execute(_ arguments: [String]) async -> Int32 {
         let console = Console.current
         do {
-            // The common forms of `get`, on the hot path of scripts, skip ArgumentParser's start-up.
-            if let lookup = Lookup(quickParsing: arguments) {
-                try lookup.run(console)
-                return ExitCode.success.rawValue
-            }
             var command: any ParsableCommand
             if let parsed = parsedThroughItsSubcommand(arguments) {
                 command = parsed
@@ -79,19 +80,19 @@ public struct CredstoreCommand: AsyncParsableCommand {
     /// ``execute(_:)`` then runs.
     ///
     /// Process start-up decides `credstore get`'s speed: entering the concurrency runtime costs
-    /// threads and a hand-off that a lookup has no use for. For the same reason a `get` given in
-    /// its common form ends the process itself once it has printed (see
+    /// threads and a hand-off that a lookup has no use for. For the same reason a `get` and a
+    /// `git-credential get` end the process themselves once they have printed (see
     /// ``Lookup/Completion/exitProcess``): call this only as the process's last act.
     public static func executeSynchronously(_ arguments: [String]) -> Int32? {
         let console = Console.current
         do {
-            if let lookup = Lookup(quickParsing: arguments) {
-                try lookup.run(console, then: .exitProcess)
-                return ExitCode.success.rawValue
-            }
             var command = try parsedThroughItsSubcommand(arguments) ?? parseAsRoot(arguments)
             if command is any AsyncParsableCommand { return nil }
-            try command.run()
+            switch command {
+            case let get as GetCommand: try get.lookup.run(console, then: .exitProcess)
+            case let git as GitCredentialCommand: try git.run(then: .exitProcess)
+            default: try command.run()
+            }
             return ExitCode.success.rawValue
         } catch {
             return report(error, arguments: arguments, to: console)
@@ -106,16 +107,22 @@ public struct CredstoreCommand: AsyncParsableCommand {
     /// each new property type costs a scan of the binary's protocol conformances: most of a `get`
     /// process that should take a few milliseconds (docs/performance.md, "Start-up"). Parsing from
     /// the named subcommand reflects over that command's properties only; the parser and its rules
-    /// are the same.
+    /// are the same. Each top-level subcommand names `credstore` as its `_superCommandName`, so
+    /// that parsed as the root it also skips the check for the completion-script flags, which only
+    /// the root answers (about 1.5 million instructions). The root takes no options of its own and
+    /// has no default subcommand, so a subcommand's successful parse is what the root's would give;
+    /// `SubcommandParseTests` checks it for every command.
     package static func parsedThroughItsSubcommand(_ arguments: [String]) -> (any ParsableCommand)? {
         guard !arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "--version" || $0.hasPrefix("--generate-completion") || $0.hasPrefix("--experimental") })
         else { return nil }
-        // Down the command tree by name (`netrc export`, `device show`), to a command without subcommands.
+        // Down the command tree by name (`netrc export`, `device show`), to a command without
+        // subcommands; `_commandName` is the name the root parser matches, derived from the type
+        // when the configuration names none (`device`'s subcommands).
         var command: any ParsableCommand.Type = Self.self
         var rest = arguments[...]
         while !command.configuration.subcommands.isEmpty {
             guard let name = rest.first,
-                  let next = command.configuration.subcommands.first(where: { $0.configuration.commandName == name })
+                  let next = command.configuration.subcommands.first(where: { $0._commandName == name })
             else { return nil }
             command = next
             rest = rest.dropFirst()

@@ -5,6 +5,7 @@ import CredentialStore
 struct AddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Store a credential.",
         discussion: """
             The password is one line of standard input (the newline is not part of it) or, on a \

@@ -5,6 +5,7 @@ import CredentialStore
 struct DefaultCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "default",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Make a stored user the default of its space.",
         discussion: "The user must already have a credential in the exact space (exit 1 otherwise).")
 

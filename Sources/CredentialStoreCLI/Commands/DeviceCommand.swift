@@ -5,6 +5,7 @@ import CredentialStore
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Show this store's device key, or list, trust or untrust other devices.",
         subcommands: [Show.self, List.self, Trust.self, Untrust.self])
 

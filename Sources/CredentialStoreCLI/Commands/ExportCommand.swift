@@ -9,6 +9,7 @@ import Glibc
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Write the synchronizable credentials to an encrypted bundle file.",
         discussion: """
             Only synchronizable credentials, their deletions and their default choices are written. \
@@ -54,6 +55,7 @@ struct ExportCommand: ParsableCommand {
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Merge a bundle into the store, or bring in another store's file (--from).",
         discussion: """
             A passphrase bundle takes its passphrase from CREDSTORE_BUNDLE_PASSPHRASE or a prompt; \

@@ -6,6 +6,7 @@ import Foundation
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Print the password for a URL.",
         discussion: """
             Prints the password alone and a newline. With --user, that user's credential in the \
@@ -32,8 +33,8 @@ struct GetCommand: ParsableCommand {
     }
 }
 
-/// A `get`: the one command on the hot path of scripts and tools, so it can also be read from
-/// the command line without ArgumentParser (see ``Lookup/init(quickParsing:)``).
+/// A `get`: the one command on the hot path of scripts and tools, apart from how the command line
+/// said it, so that the synchronous executor can end the process as soon as it has printed.
 package struct Lookup: Equatable {
     var space: SpaceRequest
     var user: String?
@@ -43,8 +44,8 @@ package struct Lookup: Equatable {
 
     /// What ``run(_:then:)`` does once it has printed.
     enum Completion {
-        /// Returns to the caller, which releases the store: in-process callers (the tests, the
-        /// parsed `get`).
+        /// Returns to the caller, which releases the store: in-process callers (the tests,
+        /// ``CredstoreCommand/execute(_:)``).
         case returnToCaller
         /// Ends the process with status 0, leaving the open store to the kernel. Closing it would
         /// only cost time, about a fifth of such a process: SQLite's close takes locks and tries

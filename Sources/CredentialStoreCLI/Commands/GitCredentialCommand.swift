@@ -11,6 +11,7 @@ import Foundation
 struct GitCredentialCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "git-credential",
+        _superCommandName: CredstoreCommand.name,
         abstract: "A git credential helper: git runs it with get, store or erase.",
         discussion: """
             Set it up with `git config --global credential.helper "/usr/local/bin/credstore \
@@ -28,6 +29,12 @@ struct GitCredentialCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
+        try run(then: .returnToCaller)
+    }
+
+    /// Answers git; with `.exitProcess`, a `get` ends the process once it has answered, as
+    /// `credstore get` does (see ``Lookup/Completion``): git runs it on every fetch and push.
+    func run(then completion: Lookup.Completion) throws {
         let console = Console.current
         // git may add actions in future versions; a helper ignores those it does not know.
         guard ["get", "store", "erase"].contains(action) else { return }
@@ -37,10 +44,14 @@ struct GitCredentialCommand: ParsableCommand {
         switch action {
         case "get":
             // As `credstore get`: the lookup checks the rows it reads against the seal tree.
-            guard let storage = try location.openIfPresent(console),
-                  case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console) else { return }
-            if let expiry = extras.expiry, expiry <= Int64(Date().timeIntervalSince1970) { return }
-            console.output.write(try GitCredentialRequest.answer(credential, extras))
+            guard let storage = try location.openIfPresent(console) else { return }
+            if case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console),
+               extras.expiry.map({ $0 > Int64(Date().timeIntervalSince1970) }) ?? true {
+                console.output.write(try GitCredentialRequest.answer(credential, extras))
+            }
+            if completion == .exitProcess {
+                withExtendedLifetime(storage) { Foundation.exit(ExitCode.success.rawValue) }
+            }
         case "store":
             try request.store(in: location.openOrCreate(console), space: space)
         default:

@@ -6,6 +6,7 @@ import Foundation
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Create a store.",
         discussion: """
             Without --passphrase the store is unlocked by a key file (store.key beside it, or \

@@ -5,6 +5,7 @@ import CredentialStore
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
+        _superCommandName: CredstoreCommand.name,
         abstract: "List every stored credential, without passwords.",
         discussion: "A table sorted by host, port, realm and user; --json gives an array of objects.")
 

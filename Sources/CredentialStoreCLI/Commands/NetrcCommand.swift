@@ -10,6 +10,7 @@ import Glibc
 struct NetrcCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "netrc",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Import a netrc file, or export the store's web credentials as one.",
         subcommands: [Import.self, Export.self])
 

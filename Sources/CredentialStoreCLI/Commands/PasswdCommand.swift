@@ -5,6 +5,7 @@ import CredentialStore
 struct PasswdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Change the store's passphrase.",
         discussion: """
             The current passphrase comes from CREDSTORE_PASSPHRASE or a prompt, the new one from \

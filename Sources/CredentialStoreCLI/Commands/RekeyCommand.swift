@@ -5,6 +5,7 @@ import CredentialStore
 struct RekeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Rotate the store's root key.",
         discussion: """
             A new random root key; every credential and default re-encrypted under it, in one \

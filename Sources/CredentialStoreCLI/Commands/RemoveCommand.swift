@@ -5,6 +5,7 @@ import CredentialStore
 struct RemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Remove a credential.",
         discussion: """
             Removes the user's credential from the exact space (URL, --realm, --method, --proxy); \

@@ -9,6 +9,7 @@ import Glibc
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Merge the other devices' bundles from a shared folder, then write this store's.",
         discussion: """
             DIR is a folder that some file-sync engine (git, Syncthing, rsync, a mounted bucket) \

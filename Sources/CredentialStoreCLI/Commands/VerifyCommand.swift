@@ -5,6 +5,7 @@ import CredentialStore
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Check that every credential decrypts and the database is sound.",
         discussion: """
             Opens every credential and default choice against its blind indexes, checks the table \

@@ -6,6 +6,7 @@ package import Foundation
 package struct WatchCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "watch",
+        _superCommandName: CredstoreCommand.name,
         abstract: "Print each change to the store as it happens.",
         discussion: """
             One line per change (added, updated, removed, defaultChanged), from this machine's \
