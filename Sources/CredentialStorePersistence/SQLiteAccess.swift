@@ -633,6 +633,17 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
             statement = try self.statement(.sealWithNodes)
             // -1 is no node's id.
             values = (ids + [-1, -1, -1]).prefix(3).map { RawValue.integer($0) }
+        } else if ids.count <= 64 {
+            // A few paths (an origin's lookup): three at a time. Each statement reads the seal too;
+            // inside a transaction, as those callers are, they all read the same one.
+            var result: (seal: TableSeal?, nodes: [Int64: [UInt8]]) = (nil, [:])
+            for start in stride(from: 0, to: ids.count, by: 3) {
+                let part = try sealWithNodes(Array(ids[start..<min(start + 3, ids.count)]))
+                guard result.seal == nil || part.seal == result.seal else { throw Self.damagedRow }
+                result.seal = part.seal
+                result.nodes.merge(part.nodes) { first, _ in first }
+            }
+            return result
         } else {
             // Many nodes (all the interior ones): one range, then keep those asked for.
             statement = try db.cachedStatement(sql: Self.sealWithNodesBelowSQL)
