@@ -56,7 +56,7 @@ enum TableSealing {
     /// `seal`, once its MAC is checked.
     static func authenticated(_ seal: TableSeal?, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
         guard let seal else { throw tampered("the seal is missing") }
-        let expected = mac(generation: seal.generation, rowCount: seal.rowCount, root: seal.digest, keys: keys, storeID: storeID)
+        let expected = mac(label, generation: seal.generation, rowCount: seal.rowCount, digest: seal.digest, keys: keys, storeID: storeID)
         guard seal.digest.count == SealTree.digestBytes, Sodium.constantTimeEquals(seal.mac, expected) else {
             throw tampered("the seal does not authenticate")
         }
@@ -178,19 +178,25 @@ enum TableSealing {
 
     // MARK: The MAC
 
+    /// The MAC's label since the tree; the seal before it had another (``Legacy``), so neither
+    /// can pass for the other.
+    private static let label = "credstore seal tree"
+
     static func sealed(generation: Int64, rowCount: Int64, root: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
         TableSeal(generation: generation, rowCount: rowCount, digest: root,
-                  mac: mac(generation: generation, rowCount: rowCount, root: root, keys: keys, storeID: storeID))
+                  mac: mac(label, generation: generation, rowCount: rowCount, digest: root, keys: keys, storeID: storeID))
     }
 
-    private static func mac(generation: Int64, rowCount: Int64, root: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> [UInt8] {
+    /// Keyed BLAKE2b-256 over the label, the store id, the generation, the row count and the digest.
+    fileprivate static func mac(
+        _ label: String, generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]
+    ) -> [UInt8] {
         var message = ByteWriter(capacity: 96)
-        // Not the label of the seal before the tree: neither can pass for the other.
-        message.append(raw: Array("credstore seal tree".utf8))
+        message.append(raw: Array(label.utf8))
         message.append(raw: storeID)
         message.append(generation)
         message.append(rowCount)
-        message.append(raw: root)
+        message.append(raw: digest)
         return keys.tableSealHash(message.bytes, outputBytes: 32)
     }
 
@@ -243,8 +249,10 @@ enum TableSealing {
         }
 
         static func xor(_ digest: inout [UInt8], _ other: [UInt8]) {
-            for index in 0..<digestBytes { digest[index] ^= other[index] }
+            SealTree.xor(&digest, other)
         }
+
+        private static let label = "credstore table seal"
 
         static func sealed(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> TableSeal {
             TableSeal(generation: generation, rowCount: rowCount, digest: digest,
@@ -252,13 +260,7 @@ enum TableSealing {
         }
 
         private static func mac(generation: Int64, rowCount: Int64, digest: [UInt8], keys: StoreKeyring, storeID: [UInt8]) -> [UInt8] {
-            var message = ByteWriter(capacity: 96)
-            message.append(raw: Array("credstore table seal".utf8))
-            message.append(raw: storeID)
-            message.append(generation)
-            message.append(rowCount)
-            message.append(raw: digest)
-            return keys.tableSealHash(message.bytes, outputBytes: 32)
+            TableSealing.mac(label, generation: generation, rowCount: rowCount, digest: digest, keys: keys, storeID: storeID)
         }
     }
 }
