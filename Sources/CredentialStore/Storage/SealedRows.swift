@@ -42,6 +42,7 @@ extension StoreKeyring {
         var plain = ByteWriter(capacity: 64)
         plain.append(credential.user)
         plain.append(credential.password)
+        if credential.hasDetails { Self.appendDetails(of: credential, to: &plain) }
         defer { plain.wipe() }
         row.sealedCredential = encrypt(plain.bytes, ad: rowAD(.credential, row))
         return row
@@ -51,15 +52,66 @@ extension StoreKeyring {
     func decryptCredential(_ row: SealedCredential) throws -> Credential {
         // The non-generic `decrypt(_:ad:visiting:)`: the generic one, called from this module,
         // instantiated the metadata of its `(String, String)?` result on every lookup.
-        var opened: (user: String, password: String)?
+        var opened: Credential?
         decrypt(row.sealedCredential, ad: rowAD(.credential, row), visiting: { plain in
             var reader = ByteReader(plain)
             defer { reader.wipe() }
-            guard let user = try? reader.readString(), let password = try? reader.readString(), reader.isAtEnd else { return }
-            opened = (user, password)
+            guard let user = try? reader.readString(), let password = try? reader.readString() else { return }
+            var credential = Credential(user: user, password: password, persistence: row.persistence)
+            // A row written before credentials had details ends here.
+            guard reader.isAtEnd || (try? Self.readDetails(into: &credential, from: &reader)) != nil else { return }
+            opened = credential
         })
-        guard let (user, password) = opened else { throw Self.tampered }
-        return Credential(user: user, password: password, persistence: row.persistence)
+        guard let opened else { throw Self.tampered }
+        return opened
+    }
+
+    /// The version byte that starts a credential's details in its sealed plaintext, after the
+    /// user and password; a row without details ends after the password (as every row written
+    /// before details existed does), so no row needs rewriting.
+    private static let detailsVersion: UInt8 = 1
+
+    private enum DetailField: UInt8 {
+        case expires = 1, refreshToken = 2, label = 3, comment = 4, attribute = 5
+    }
+
+    /// Appends the details as tagged fields, attributes sorted by name (one credential, one encoding).
+    static func appendDetails(of credential: Credential, to plain: inout ByteWriter) {
+        plain.append(detailsVersion)
+        if let seconds = credential.expiresEpochSeconds {
+            plain.append(DetailField.expires.rawValue)
+            plain.append(seconds)
+        }
+        for (field, text) in [(DetailField.refreshToken, credential.refreshToken), (.label, credential.label), (.comment, credential.comment)] {
+            guard let text else { continue }
+            plain.append(field.rawValue)
+            plain.append(text)
+        }
+        for (name, value) in credential.attributes.sorted(by: { $0.key < $1.key }) {
+            plain.append(DetailField.attribute.rawValue)
+            plain.append(name)
+            plain.append(value)
+        }
+    }
+
+    /// Reads what ``appendDetails(of:to:)`` wrote, to the end; throws on anything else (an
+    /// unknown version or field, a repeated one, trailing bytes).
+    static func readDetails(into credential: inout Credential, from reader: inout ByteReader) throws {
+        guard try reader.readByte() == detailsVersion else { throw StoreKeyring.tampered }
+        var seen: Set<UInt8> = []
+        while !reader.isAtEnd {
+            let tag = try reader.readByte()
+            guard let field = DetailField(rawValue: tag), field == .attribute || seen.insert(tag).inserted else { throw StoreKeyring.tampered }
+            switch field {
+            case .expires: credential.expiresEpochSeconds = try reader.readInt64()
+            case .refreshToken: credential.refreshToken = try reader.readString()
+            case .label: credential.label = try reader.readString()
+            case .comment: credential.comment = try reader.readString()
+            case .attribute:
+                let name = try reader.readString()
+                guard credential.attributes.updateValue(try reader.readString(), forKey: name) == nil else { throw StoreKeyring.tampered }
+            }
+        }
     }
 
     /// The user of a row (the password is opened with it, and dropped).

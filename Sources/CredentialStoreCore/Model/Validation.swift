@@ -66,7 +66,48 @@ extension Credential {
     ///   for a space a store cannot key.
     package func validate(in space: ProtectionSpace) throws {
         try Self.validate(user: user, password: password)
+        if hasDetails { try validateDetails() }
         try space.validate()
+    }
+
+    /// The longest label, and the longest attribute name, in UTF-8 bytes.
+    package static let maximumLabelBytes = 4096
+    package static let maximumAttributeNameBytes = 1024
+    /// The most attributes one credential carries.
+    package static let maximumAttributeCount = 256
+
+    /// Checks the fields beyond user and password: refresh token, label, attribute names and
+    /// values are single lines; a comment may hold line breaks but no NUL; an attribute name is
+    /// not empty and holds no `=` (`NAME=VALUE` is how the CLI and search name one); and all of
+    /// them with the password fit in one sync bundle item, as the password alone must.
+    ///
+    /// - Throws: ``CredentialStorageError/Code/invalidInput``, naming the field, never its value.
+    package func validateDetails() throws {
+        if let refreshToken { try FieldRules.checkLineSafe(refreshToken, field: "refresh token") }
+        if let label {
+            try FieldRules.checkLineSafe(label, field: "label")
+            guard label.utf8.count <= Self.maximumLabelBytes else {
+                throw CredentialStorageError(.invalidInput, "the label is longer than \(Self.maximumLabelBytes) bytes; it was refused")
+            }
+        }
+        if let comment, comment.utf8.contains(0) {
+            throw CredentialStorageError(.invalidInput, "the comment holds a NUL byte; it was refused")
+        }
+        guard attributes.count <= Self.maximumAttributeCount else {
+            throw CredentialStorageError(.invalidInput, "a credential carries at most \(Self.maximumAttributeCount) attributes; it was refused")
+        }
+        for (name, value) in attributes {
+            try FieldRules.checkLineSafe(name, field: "attribute name")
+            try FieldRules.checkLineSafe(value, field: "value of an attribute")
+            guard !name.isEmpty, !name.contains("="), name.utf8.count <= Self.maximumAttributeNameBytes else {
+                throw CredentialStorageError(.invalidInput, "an attribute name must be 1 to \(Self.maximumAttributeNameBytes) bytes without `=`; it was refused")
+            }
+        }
+        var total = password.utf8.count + (refreshToken?.utf8.count ?? 0) + (label?.utf8.count ?? 0) + (comment?.utf8.count ?? 0)
+        for (name, value) in attributes { total += name.utf8.count + value.utf8.count }
+        guard total <= Self.maximumPasswordBytes else {
+            throw CredentialStorageError(.invalidInput, "the password, refresh token, label, comment and attributes together are longer than \(Self.maximumPasswordBytes) bytes, more than a sync bundle carries; it was refused")
+        }
     }
 
     /// The longest user name, in UTF-8 bytes, as long as the longest realm.
