@@ -657,7 +657,7 @@ def binary_lines(builds):
                    if r["peer"] == "binary" and r["metric"].startswith("module|%s|" % build)]
         out.append("- `credstore`, %s: %s MB as built, %s MB stripped; sections: %s; largest parts (symbol sizes "
                    "by Swift module or C library, `nm -S`): %s." % (
-                       "shipped static build" if build == "static" else "plain release build (shared Swift runtime and Foundation)",
+                       "shipped static build" if build == "static" else "plain `swift build -c release` (static since the package links a release credstore statically on Linux)",
                        fmt(size / 1e6), fmt(stripped / 1e6), ", ".join(sections), ", ".join(modules)))
     return out
 
