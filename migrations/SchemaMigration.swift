@@ -21,5 +21,6 @@ package enum SchemaHistory {
         migration0006ChangeLogByTransaction,
         migration0007SyncStateSealed,
         migration0008SealTree,
+        migration0009CredentialDetails,
     ]
 }

@@ -124,18 +124,18 @@ func fuzzGitCredential(_ bytes: [UInt8]) {
     if let space = request.space {
         _ = try? space.validate()
     }
-    let credential = Credential(user: request.username ?? "user", password: request.password ?? "pw", persistence: .permanent)
-    let extras = GitCredentialExtras(expiry: request.passwordExpiry, refreshToken: request.refreshToken)
-    if let answer = try? GitCredentialRequest.answer(credential, extras) {
-        let expected = 2 + (extras.expiry == nil ? 0 : 1) + (extras.refreshToken == nil ? 0 : 1)
-        precondition(answer.split(separator: "\n", omittingEmptySubsequences: false).count == expected + 1
-                     && answer.utf8.filter { $0 == 0x0A }.count == expected && !answer.utf8.contains(0x0D) && !answer.utf8.contains(0),
+    let credential = Credential(
+        user: request.username ?? "user", password: request.password ?? "pw", persistence: .permanent,
+        expires: request.passwordExpiry.map { Date(timeIntervalSince1970: Double($0)) }, refreshToken: request.refreshToken)
+    // Before and after the expiry: the answer is whole lines, a password only while it is valid.
+    for now in [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 4_102_444_800)] {
+        guard let answer = try? GitCredentialRequest.answer(credential, now: now) else { continue }
+        let expired = credential.isExpired(at: now)
+        let expected = answer.isEmpty ? 0 : 1 + (expired ? 0 : 1) + (expired || credential.expires == nil ? 0 : 1) + (credential.refreshToken == nil ? 0 : 1)
+        precondition(answer.utf8.filter { $0 == 0x0A }.count == expected && (answer.isEmpty || answer.hasSuffix("\n"))
+                     && !answer.utf8.contains(0x0D) && !answer.utf8.contains(0),
                      "the git answer breaks its lines: \(answer.debugDescription)")
-    }
-    let encoded = extras.encode()
-    precondition(FieldRules.isLineSafe(encoded), "the companion encoding holds a line break")
-    if extras.refreshToken.map(FieldRules.isLineSafe) ?? true {
-        precondition(GitCredentialExtras.decode(encoded) == extras, "the companion encoding does not round-trip: \(encoded.debugDescription)")
+        precondition(!expired || !answer.contains("password="), "an expired password went to git")
     }
 }
 

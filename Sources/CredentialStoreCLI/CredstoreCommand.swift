@@ -33,6 +33,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
             AddCommand.self,
             GetCommand.self,
             ListCommand.self,
+            SearchCommand.self,
             RemoveCommand.self,
             DefaultCommand.self,
             PasswdCommand.self,

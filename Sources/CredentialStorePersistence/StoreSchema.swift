@@ -26,7 +26,7 @@ import Synchronization
 package enum StoreSchema {
     /// The newest migration and the digest of the schema the migrations through it build.
     package static let pinned = (
-        migration: "0008_seal_tree",
+        migration: "0009_credential_details",
         digest: "3be4410fdcae1fc40051145485df0c76bbd5e43ea2fc789359889977b48f8f78"
     )
 

@@ -20,6 +20,58 @@ public struct CredentialEntry: Hashable, Sendable, Codable {
     public var created: Date?
     /// When it last changed; nil for session credentials.
     public var modified: Date?
+    /// When its password expires (``Credential/expires``).
+    public var expires: Date?
+    /// Its label (``Credential/label``).
+    public var label: String?
+    /// Its comment (``Credential/comment``).
+    public var comment: String?
+    /// Its attributes (``Credential/attributes``).
+    public var attributes: [String: String] = [:]
+    /// Whether it carries a refresh token (never the token: an entry holds no secret).
+    public var hasRefreshToken = false
+
+    /// Whether its password has expired at `date`.
+    public func isExpired(at date: Date = Date()) -> Bool {
+        guard let expires else { return false }
+        return expires.timeIntervalSince1970 <= date.timeIntervalSince1970.rounded(.down)
+    }
+
+    init(space: ProtectionSpace, user: String, persistence: Persistence, isDefault: Bool, created: Date?, modified: Date?, details: Credential? = nil) {
+        self.space = space
+        self.user = user
+        self.persistence = persistence
+        self.isDefault = isDefault
+        self.created = created
+        self.modified = modified
+        if let details {
+            expires = details.expires
+            label = details.label
+            comment = details.comment
+            attributes = details.attributes
+            hasRefreshToken = details.refreshToken != nil
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case space, user, persistence, isDefault, created, modified, expires, label, comment, attributes, hasRefreshToken
+    }
+
+    /// Decodes an entry; one encoded before entries had details decodes without them.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        space = try container.decode(ProtectionSpace.self, forKey: .space)
+        user = try container.decode(String.self, forKey: .user)
+        persistence = try container.decode(Persistence.self, forKey: .persistence)
+        isDefault = try container.decode(Bool.self, forKey: .isDefault)
+        created = try container.decodeIfPresent(Date.self, forKey: .created)
+        modified = try container.decodeIfPresent(Date.self, forKey: .modified)
+        expires = try container.decodeIfPresent(Date.self, forKey: .expires)
+        label = try container.decodeIfPresent(String.self, forKey: .label)
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        attributes = try container.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:]
+        hasRefreshToken = try container.decodeIfPresent(Bool.self, forKey: .hasRefreshToken) ?? false
+    }
 }
 
 /// What ``CredentialStorage/verify()`` found.
@@ -74,14 +126,15 @@ extension CredentialStorage {
         guard choices.values.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw danglingDefault }
         return try rows.map { row in
             let space = try keys.decryptSpace(row)
-            let user = try keys.decryptUser(row)
+            let credential = try keys.decryptCredential(row)
+            let user = credential.user
             guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeyring.tampered }
             let chosen = choices[row.spaceIndex]?.userIndex
             let isDefault = chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1)
             return CredentialEntry(
                 space: space, user: user, persistence: row.persistence, isDefault: isDefault,
                 created: Date(timeIntervalSince1970: Double(row.created) / 1000),
-                modified: Date(timeIntervalSince1970: Double(row.modified) / 1000))
+                modified: Date(timeIntervalSince1970: Double(row.modified) / 1000), details: credential)
         }
     }
 
@@ -92,7 +145,8 @@ extension CredentialStorage {
         for (space, entry) in currentSession().spaces where included(space) {
             for (user, credential) in entry.credentials {
                 entries.removeAll { $0.space == space && $0.user == user }
-                entries.append(CredentialEntry(space: space, user: user, persistence: credential.persistence, isDefault: false, created: nil, modified: nil))
+                entries.append(CredentialEntry(
+                    space: space, user: user, persistence: credential.persistence, isDefault: false, created: nil, modified: nil, details: credential))
             }
             let defaultUser = try exactDefaultCredential(for: space)?.user
             for index in entries.indices where entries[index].space == space {

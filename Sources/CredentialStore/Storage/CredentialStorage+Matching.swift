@@ -86,8 +86,15 @@ extension CredentialStorage {
     }
 
     /// Every space on the scheme, host and port of `space` (any realm, any method) whose default
-    /// rule yields a credential, with that credential.
+    /// rule yields a credential that has not expired, with that credential.
     func defaultsOnOrigin(of space: ProtectionSpace) throws -> [(space: ProtectionSpace, credential: Credential)] {
+        let now = clock.now()
+        return try allDefaultsOnOrigin(of: space).filter { found in
+            found.credential.expiresEpochSeconds.map { $0 > now / 1000 } ?? true
+        }
+    }
+
+    private func allDefaultsOnOrigin(of space: ProtectionSpace) throws -> [(space: ProtectionSpace, credential: Credential)] {
         let origin = space.originEncoding
         let keys = keys
         let (rows, choices) = try checkedOriginRows(of: space, keys: keys)

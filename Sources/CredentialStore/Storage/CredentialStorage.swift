@@ -291,14 +291,25 @@ public final class CredentialStorage: Sendable {
     /// ``defaultCredential(for:)-(ProtectionSpace)`` with the space it is the default of, which
     /// may be a compatible one: what a caller that later removes, replaces or describes the
     /// credential must name, never `space` itself.
-    package func defaultCredentialAndSpace(for space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
+    ///
+    /// An expired credential (``Credential/isExpired(at:)`` by the store's clock) is no space's
+    /// default: the next compatible space is asked. With `includingExpired`, it is (git's
+    /// protocol answers an expired credential's refresh token).
+    package func defaultCredentialAndSpace(
+        for space: ProtectionSpace, includingExpired: Bool = false
+    ) throws -> (space: ProtectionSpace, credential: Credential)? {
         try space.validate()
+        let now = includingExpired ? nil : clock.now()
+        func usable(_ credential: Credential?) -> Credential? {
+            guard let credential, let now, let expiry = credential.expiresEpochSeconds else { return credential }
+            return expiry > now / 1000 ? credential : nil
+        }
         return try readFollowingRekey({ keys in
             // The exact space answers almost every lookup: the compatible spaces (each a new
             // canonical encoding) are built only when it does not.
-            if let credential = try exactDefaultCredential(for: space, keys: keys) { return (space, credential) }
+            if let credential = try usable(exactDefaultCredential(for: space, keys: keys)) { return (space, credential) }
             for candidate in space.compatibleSpaces.dropFirst() {
-                if let credential = try exactDefaultCredential(for: candidate, keys: keys) { return (candidate, credential) }
+                if let credential = try usable(exactDefaultCredential(for: candidate, keys: keys)) { return (candidate, credential) }
             }
             return nil
         }, isMiss: { found in

@@ -106,6 +106,12 @@ struct Mutation {
         return true
     }
 
+    /// The credential `user` has on disk in `space`, if any (the session tier aside).
+    func storedCredential(user: String, in space: ProtectionSpace) throws -> Credential? {
+        let spaceIndex = keys.spaceIndex(space)
+        return try transaction.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user)).map(keys.decryptCredential)
+    }
+
     mutating func remove(user: String, in space: ProtectionSpace, options: RemovalOptions) throws -> Bool {
         let spaceIndex = keys.spaceIndex(space)
         let currentDefault = try explicitDefault(space: space, spaceIndex: spaceIndex)

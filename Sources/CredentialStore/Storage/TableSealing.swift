@@ -23,6 +23,9 @@ enum TableSealing {
     static let syncMigration = "0007_sync_state_sealed"
     /// The migration that makes the seal a tree (``SealTree``).
     static let treeMigration = "0008_seal_tree"
+    /// The migration after which credentials carry details; its keyed step folds the git helper's
+    /// companions (``GitCompanionFold``).
+    static let detailsMigration = "0009_credential_details"
 
     static func tampered(_ detail: String) -> CredentialStorageError {
         CredentialStorageError(.tamperDetected,
@@ -124,6 +127,10 @@ enum TableSealing {
             // it current (the anchor is checked against the new seal only after the migration).
             try requireCurrent(legacy.generation, floor: pipeline.generationFloor?())
             try rebuild(writer, pipeline: pipeline, after: legacy.generation)
+        }
+        if applied.contains(detailsMigration) {
+            // A write like any other, on the tree just built or found (its nodes are checked as read).
+            try GitCompanionFold.run(writer, pipeline: pipeline)
         }
     }
 

@@ -4,6 +4,10 @@ struct BundleItem: Hashable, Sendable {
     var user: String
     var stamp: HybridTimestamp
     var password: String?
+    /// The credential's details (expiry, refresh token, label, comment, attributes) as the store
+    /// seals them after user and password (``StoreKeyring/appendDetails(of:to:)``); empty when it
+    /// has none, and always in a bundle of format 1, which predates them.
+    var details: [UInt8] = []
 }
 
 /// One space's default choice as a bundle carries it; a nil user is "no default".
@@ -34,7 +38,7 @@ struct BundleContents: Sendable {
 
 /// The byte layout of a bundle; docs/sync-format.md describes it for people.
 ///
-///     header  = "CSBUNDLE" version:u8 mode:u8 mode-fields stream-header[24]
+///     header  = "CSBUNDLE" version:u8 mode:u8 mode-fields stream-header[24]   (version 2; 1 is read too)
 ///     passphrase mode fields = salt[16] opslimit:u64 memlimit:u64
 ///     recipient mode fields  = count:u16 (key-id[8] sealed-file-key[80]){count}
 ///     body    = (length:u32 secretstream-chunk[length])*   — the last chunk tagged FINAL, then EOF
@@ -44,13 +48,16 @@ struct BundleContents: Sendable {
 /// the header and every earlier plaintext) in recipient mode, or nothing in passphrase mode.
 enum BundleFormat {
     static let magic: [UInt8] = Array("CSBUNDLE".utf8)
-    static let version: UInt8 = 1
+    /// The format export writes: 2 since credentials carry details (an item ends with them);
+    /// format 1 bundles, whose items have none, are read as well.
+    static let version: UInt8 = 2
+    static let oldestReadableVersion: UInt8 = 1
     /// At most this many items go in one chunk…
     static let itemsPerChunk = 1024
     /// …and a chunk is cut once its plaintext reaches this size, so a reader's memory follows a
     /// chunk of about this size whatever the bundle's.
     static let targetChunkBytes = 1 << 20
-    /// The largest encoded item (space, user, stamp and password) export writes or import reads.
+    /// The largest encoded item (space, user, stamp, password and details) export writes or import reads.
     static let maximumItemBytes = 1 << 20
     static let maximumRecipients = 4096
 
@@ -73,11 +80,13 @@ enum BundleFormat {
     /// Writes a bundle. `itemLimit` is ``maximumItemBytes`` but for tests, which forge an item
     /// over the limit to see a reader refuse it.
     static func write(
-        _ contents: BundleContents, protection: BundleProtection, signer: DeviceIdentity, itemLimit: Int = maximumItemBytes
+        _ contents: BundleContents, protection: BundleProtection, signer: DeviceIdentity, itemLimit: Int = maximumItemBytes,
+        formatVersion: UInt8 = version
     ) throws -> [UInt8] {
+        precondition((oldestReadableVersion...version).contains(formatVersion))
         var header = ByteWriter(capacity: 256)
         header.append(raw: magic)
-        header.append(version)
+        header.append(formatVersion)
         let fileKey: SecureBytes
         switch protection {
         case .passphrase(let passphrase):
@@ -152,6 +161,10 @@ enum BundleFormat {
             chunk.append(item.user)
             item.stamp.write(to: &chunk)
             chunk.append(optional: item.password)
+            if formatVersion >= 2 {
+                chunk.append(Int64(item.details.count))
+                chunk.append(raw: item.details)
+            }
             guard chunk.bytes.count - before <= itemLimit else {
                 chunk.wipe()
                 throw CredentialStorageError(.invalidInput, "the credential of \(item.user) at \(item.space.host) is larger than a bundle carries (1 MiB); nothing was exported")
@@ -315,6 +328,8 @@ final class BundleStream {
     let headerBytes: [UInt8]
     let fileKey: SecureBytes
     private let mode: Mode
+    /// The bundle's format: items of format 2 and later end with their details.
+    private let formatVersion: UInt8
     private let stream: Sodium.StreamReader
     private let digest = Sodium.Digest()
     private(set) var metadata: BundleMetadata
@@ -347,10 +362,11 @@ final class BundleStream {
         guard version <= BundleFormat.version else {
             throw CredentialStorageError(.unsupportedFormatVersion, "the bundle has format \(version), newer than this credstore reads; upgrade credstore")
         }
-        guard version == BundleFormat.version, let mode = Mode(rawValue: try take(1)[0]) else {
+        guard version >= BundleFormat.oldestReadableVersion, let mode = Mode(rawValue: try take(1)[0]) else {
             throw BundleFormat.invalid("unknown bundle mode")
         }
         self.mode = mode
+        self.formatVersion = version
         var fileKey = earlier?.fileKey
         switch mode {
         case .passphrase:
@@ -466,10 +482,17 @@ final class BundleStream {
             var result: [BundleItem] = []
             while !chunk.isAtEnd {
                 let start = chunk.position
+                let formatVersion = formatVersion
                 result.append(try chunk.orInvalid { chunk in
-                    BundleItem(
+                    var item = BundleItem(
                         space: try chunk.readLengthPrefixedSpace(), user: try chunk.readString(),
                         stamp: try HybridTimestamp.read(from: &chunk), password: try chunk.readOptionalString())
+                    if formatVersion >= 2 {
+                        let count = try chunk.readInt64()
+                        guard (0...Int64(BundleFormat.maximumItemBytes)).contains(count) else { throw ByteReader.Malformed() }
+                        item.details = Array(try chunk.readRaw(count: Int(count)))
+                    }
+                    return item
                 })
                 guard chunk.position - start <= BundleFormat.maximumItemBytes else { throw BundleFormat.invalid("an item is larger than any credstore writes") }
             }

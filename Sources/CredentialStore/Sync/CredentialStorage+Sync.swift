@@ -177,13 +177,17 @@ extension CredentialStorage {
             for sealed in try transaction.allSyncItems() {
                 let state = try keys.decrypt(sealed)
                 var password: String?
+                var details = ByteWriter(capacity: 0)
                 if !state.deleted {
                     guard let row = try transaction.credential(space: sealed.spaceIndex, user: sealed.userIndex),
                           row.persistence == .synchronizable
                     else { throw TableSealing.unpaired("a live register without its credential") }
-                    password = try keys.decryptCredential(row).password
+                    let credential = try keys.decryptCredential(row)
+                    password = credential.password
+                    if credential.hasDetails { StoreKeyring.appendDetails(of: credential, to: &details) }
                 }
-                items.append(BundleItem(space: state.space, user: state.user, stamp: state.stamp, password: password))
+                items.append(BundleItem(space: state.space, user: state.user, stamp: state.stamp, password: password, details: details.bytes))
+                details.wipe()
             }
             let defaults = try transaction.allSyncDefaults().map { sealed in
                 let state = try keys.decrypt(sealed)

@@ -20,7 +20,7 @@ extension Mutation {
     ///
     /// `spaceIndex` and `userIndex` are the item's blind indexes, which an import computes up front.
     mutating func merge(_ remote: BundleItem, spaceIndex: BlindIndex, userIndex: BlindIndex) throws -> ItemOutcome {
-        try Credential.validate(user: remote.user, password: remote.password)  // the rules `set` applies (the space's: in its decoding)
+        try Credential.validate(user: remote.user, password: remote.password)  // the rules `set` applies (the space's: in its decoding; the details' below)
         let ledger = ledger
         let space = remote.space
         let local = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex)
@@ -46,7 +46,17 @@ extension Mutation {
             return .removed
         }
 
-        let credential = Credential(user: remote.user, password: password, persistence: .synchronizable)
+        var credential = Credential(user: remote.user, password: password, persistence: .synchronizable)
+        if !remote.details.isEmpty {
+            var reader = ByteReader(remote.details)
+            defer { reader.wipe() }
+            do {
+                try StoreKeyring.readDetails(into: &credential, from: &reader)
+            } catch {
+                throw BundleFormat.invalid("an item's details do not decode")
+            }
+            try credential.validateDetails()
+        }
         let stored = try row.map(keys.decryptCredential)
         let sessionCredential = session[space].credentials[remote.user]
         if stored == credential, sessionCredential == nil { return .unchanged }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CredentialStore
+import Foundation
 
 /// `credstore add URL --user U …`: stores a password, read from stdin or a no-echo prompt.
 struct AddCommand: ParsableCommand {
@@ -11,7 +12,7 @@ struct AddCommand: ParsableCommand {
             The password is one line of standard input (the newline is not part of it) or, on a \
             terminal, typed twice at a prompt that does not echo. It never comes from the command \
             line. Adding a user that the space already has replaces that user's password and tier. \
-            The first credential of a space becomes its default.
+            The first credential of a space becomes its default. With --refresh-token, an OAuth             refresh token is read the same way after the password (the next line, or a second             prompt). --expires takes a UTC time (2026-12-31T00:00:00Z) or a duration from now             (30d, 12h, 45m, 90s); an expired credential is no space's default.
             """)
 
     @OptionGroup var space: SpaceOptions
@@ -25,10 +26,43 @@ struct AddCommand: ParsableCommand {
     @Flag(name: .customLong("default"), help: "Make this credential the default of its space.")
     var makeDefault = false
 
+    @Option(help: ArgumentHelp("When the password expires: 2026-12-31T00:00:00Z, or 30d, 12h, 45m, 90s from now.", valueName: "time"))
+    var expires: String?
+
+    @Flag(name: .customLong("refresh-token"), help: "Also read an OAuth refresh token, like the password (never from the command line).")
+    var readsRefreshToken = false
+
+    @Option(help: "A label to find the credential by.")
+    var label: String?
+
+    @Option(help: "A note kept with the credential.")
+    var comment: String?
+
+    @Option(name: .customLong("attr"), help: ArgumentHelp("An attribute (repeatable).", valueName: "name=value"))
+    var attributes: [String] = []
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         guard !user.isEmpty else { throw ValidationError("--user needs a user name") }
+        if let expires { _ = try Self.expiry(expires, now: Date()) }
+        _ = try SearchFilters.pairs(attributes)
+    }
+
+    /// `--expires`: an ISO 8601 time in UTC, or a whole number of days, hours, minutes or seconds
+    /// from `now`.
+    static func expiry(_ text: String, now: Date) throws -> Date {
+        if let unit = text.last, let count = Int(text.dropLast()), count >= 0 {
+            let seconds: [Character: Int] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+            if let scale = seconds[unit] {
+                let (total, overflow) = count.multipliedReportingOverflow(by: scale)
+                if !overflow { return now.addingTimeInterval(TimeInterval(total)) }
+            }
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        if let date = formatter.date(from: text) { return date }
+        throw ValidationError("--expires takes a time such as 2026-12-31T00:00:00Z or a duration such as 30d, 12h, 45m or 90s")
     }
 
     func run() throws {
@@ -38,7 +72,12 @@ struct AddCommand: ParsableCommand {
         try Credential.validate(user: user, password: nil)
         let storage = try global.location(in: console).openOrCreate(console)
         let password = try console.readNewPassword(prompt: "Password for \(user) at \(Describe.space(protectionSpace)): ")
-        let credential = Credential(user: user, password: password, persistence: persistence.persistence)
+        let refreshToken = readsRefreshToken
+            ? try console.readNewPassword(prompt: "Refresh token for \(user): ", what: "refresh token") : nil
+        let credential = Credential(
+            user: user, password: password, persistence: persistence.persistence,
+            expires: try expires.map { try Self.expiry($0, now: Date()) }, refreshToken: refreshToken, label: label, comment: comment,
+            attributes: try SearchFilters.pairs(attributes))
         if makeDefault {
             try storage.setDefaultCredential(credential, for: protectionSpace)
         } else {

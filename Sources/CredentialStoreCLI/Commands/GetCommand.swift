@@ -83,11 +83,12 @@ package struct Lookup: Equatable {
         }
 
         if json {
+            let credential = match.credential
             console.output.write(JSONValue.object([
-                ("user", .string(match.credential.user)),
-                ("password", .string(match.credential.password)),
+                ("user", .string(credential.user)),
+                ("password", .string(credential.password)),
                 ("space", Describe.spaceJSON(match.space)),
-            ]).rendered + "\n")
+            ] + Describe.detailsJSON(credential, withSecrets: true)).rendered + "\n")
         } else {
             // The password is the one line a script reads: one stored before the store refused
             // line breaks would hand the script a different value and a second line.

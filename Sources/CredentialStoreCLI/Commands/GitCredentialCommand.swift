@@ -1,6 +1,6 @@
 import ArgumentParser
 package import CredentialStore
-import Foundation
+package import Foundation
 
 /// `credstore git-credential get|store|erase`: a git credential helper.
 ///
@@ -45,9 +45,8 @@ struct GitCredentialCommand: ParsableCommand {
         case "get":
             // As `credstore get`: the lookup checks the rows it reads against the seal tree.
             guard let storage = try location.openIfPresent(console) else { return }
-            if case let (_, credential, extras)? = try request.resolve(in: storage, space: space, console: console),
-               extras.expiry.map({ $0 > Int64(Date().timeIntervalSince1970) }) ?? true {
-                console.output.write(try GitCredentialRequest.answer(credential, extras))
+            if case let (_, credential)? = try request.resolve(in: storage, space: space, console: console) {
+                console.output.write(try GitCredentialRequest.answer(credential, now: Date()))
             }
             if completion == .exitProcess {
                 withExtendedLifetime(storage) { Foundation.exit(ExitCode.success.rawValue) }
@@ -79,17 +78,26 @@ package struct GitCredentialRequest: Equatable {
         return parse(lines)
     }
 
-    /// The lines git reads back for `get`.
+    /// The lines git reads back for `get`: the user name and password, with the password's
+    /// expiry and the OAuth refresh token when the credential has them. An expired credential
+    /// gives git its user name and refresh token without the stale password, so that git asks the
+    /// next helper (an OAuth helper refreshes with the token); without a refresh token it gives
+    /// nothing.
     ///
     /// Every value is checked again right before it is written, whatever the store let in (a
     /// store written by an older version, say): a value with a CR, LF or NUL would end its line
     /// early, and git takes what follows as more fields (`host=`, `username=`, `quit=1`).
     ///
     /// - Throws: a data error (65), and nothing is written, when a value would break its line.
-    package static func answer(_ credential: Credential, _ extras: GitCredentialExtras) throws -> String {
-        var fields = [("username", credential.user), ("password", credential.password)]
-        if let expiry = extras.expiry { fields.append(("password_expiry_utc", String(expiry))) }
-        if let token = extras.refreshToken { fields.append(("oauth_refresh_token", token)) }
+    package static func answer(_ credential: Credential, now: Date) throws -> String {
+        var fields = [("username", credential.user)]
+        if credential.isExpired(at: now) {
+            guard credential.refreshToken != nil else { return "" }
+        } else {
+            fields.append(("password", credential.password))
+            if let expiry = credential.expiresEpochSeconds { fields.append(("password_expiry_utc", String(expiry))) }
+        }
+        if let token = credential.refreshToken { fields.append(("oauth_refresh_token", token)) }
         for (key, value) in fields where !FieldRules.isLineSafe(value) {
             throw CommandFailure(.dataError, "the stored \(key) of \(credential.user) holds a line break or NUL, which would inject lines into git's credential protocol; nothing was given to git (replace it with `credstore add`)")
         }
@@ -148,17 +156,18 @@ package struct GitCredentialRequest: Equatable {
         ProtectionSpace(host: space.host, port: space.port, protocol: space.protocol, realm: nil)
     }
 
-    /// The credential git should get, with the space it is stored in and its companion's values.
+    /// The credential git should get (expired or not: ``answer(_:now:)`` decides what git sees of
+    /// it), with the space it is stored in.
     ///
     /// The exact space first (and, for a challenge's realm, the realm-less space); without path
     /// or challenge, the one space on the origin with a default (or with `username`).
     func resolve(in storage: CredentialStorage, space: ProtectionSpace, console: Console)
-        throws -> (space: ProtectionSpace, credential: Credential, extras: GitCredentialExtras)? {
+        throws -> (space: ProtectionSpace, credential: Credential)? {
         var candidates = [space]
         if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
         for candidate in candidates {
             if let found = try lookUp(in: storage, space: candidate) {
-                return (found.space, found.credential, try GitCredentialExtras.load(for: found.credential.user, of: found.space, in: storage))
+                return found
             }
         }
         guard space.realm == nil else { return nil }
@@ -179,7 +188,7 @@ package struct GitCredentialRequest: Equatable {
         // One realm, perhaps under both password methods: the one a lookup without a method asks first.
         let only = spaces.min { sendable.firstIndex(of: $0.authenticationMethod)! < sendable.firstIndex(of: $1.authenticationMethod)! }
         guard let only, let found = try lookUp(in: storage, space: only) else { return nil }
-        return (found.space, found.credential, try GitCredentialExtras.load(for: found.credential.user, of: found.space, in: storage))
+        return found
     }
 
     /// The credential for `space` (or a compatible method's space of its realm), with the space it
@@ -189,7 +198,7 @@ package struct GitCredentialRequest: Equatable {
     /// git also names the password (an erase), the one with that password: what a `get` without
     /// the user name gave git may be the user's credential in a later space.
     private func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
-        guard let username else { return try storage.defaultCredentialAndSpace(for: space) }
+        guard let username else { return try storage.defaultCredentialAndSpace(for: space, includingExpired: true) }
         var first: (space: ProtectionSpace, credential: Credential)?
         for candidate in space.compatibleSpaces {
             guard let credential = try storage.credentials(for: candidate)[username] else { continue }
@@ -199,42 +208,49 @@ package struct GitCredentialRequest: Equatable {
         return first
     }
 
-    /// Saves the credential as the space's default (git's latest approval wins) and its companion.
+    /// Saves the credential as the space's default (git's latest approval wins), with the
+    /// password's expiry and the OAuth refresh token git sent (none when git sent none: they
+    /// belonged to the password this one replaces).
+    ///
+    /// An empty user name and password are kept too: git approves them for a host that needs no
+    /// login (single sign-on), and expects them back.
     func store(in storage: CredentialStorage, space: ProtectionSpace) throws {
         // git sends store only after a success, with both fields; anything less is not a credential.
-        guard let username, let password, !password.isEmpty else { return }
-        // The companion's values are checked as the credential's are (by `set`), before either is written.
-        if let refreshToken { try FieldRules.checkLineSafe(refreshToken, field: "OAuth refresh token") }
+        guard let username, let password else { return }
         // git approves what a get gave it: when that is still the answer (the default of a
         // compatible method's space, or the origin's without a realm), it stays where it is
         // stored. A copy here would answer first from then on, so removing or replacing the
         // credential where the user keeps it would no longer stop git from sending it.
         var candidates = [space]
         if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
+        var target = space
+        var existing = try storage.credentials(for: space)[username]
         for candidate in candidates {
-            guard let found = try storage.defaultCredentialAndSpace(for: candidate) else { continue }
-            guard found.space != space, found.credential.user == username, found.credential.password == password else { break }
-            try GitCredentialExtras(expiry: passwordExpiry, refreshToken: refreshToken)
-                .save(for: username, of: found.space, persistence: found.credential.persistence, in: storage)
-            return
+            guard let found = try storage.defaultCredentialAndSpace(for: candidate, includingExpired: true) else { continue }
+            if found.space != space, found.credential.user == username, found.credential.password == password {
+                (target, existing) = (found.space, found.credential)
+            }
+            break
         }
-        // A credential already shared with other machines stays shared.
-        let persistence: Persistence = try storage.credentials(for: space)[username]?.persistence == .synchronizable ? .synchronizable : .permanent
-        try storage.setDefaultCredential(Credential(user: username, password: password, persistence: persistence), for: space)
-        try GitCredentialExtras(expiry: passwordExpiry, refreshToken: refreshToken)
-            .save(for: username, of: space, persistence: persistence, in: storage)
+        // A credential already shared with other machines stays shared; its label, comment and
+        // attributes stay as the user set them.
+        var credential = existing ?? Credential(user: username, password: password)
+        credential.password = password
+        if credential.persistence != .synchronizable { credential.persistence = .permanent }
+        credential.expiresEpochSeconds = passwordExpiry
+        credential.refreshToken = refreshToken
+        try storage.setDefaultCredential(credential, for: target)
     }
 
-    /// Removes the matching credential and its companion.
+    /// Removes the matching credential, with its expiry and refresh token.
     ///
     /// When git names the password (it does after a rejection), a credential whose password has
     /// changed since is kept: another process stored a newer one.
     func erase(in storage: CredentialStorage, space: ProtectionSpace, console: Console) throws {
-        guard case let (found, credential, _)? = try resolve(in: storage, space: space, console: console) else { return }
+        guard case let (found, credential)? = try resolve(in: storage, space: space, console: console) else { return }
         if let password, password != credential.password { return }
         // git erases a credential the server refused: it is wrong on every machine.
         try storage.remove(credential, for: found, options: .removeSynchronizable)
-        try GitCredentialExtras().save(for: credential.user, of: found, persistence: .permanent, in: storage)
     }
 
     /// The realm of a `Basic` or `Digest` challenge in one WWW-Authenticate value, if it names one.
@@ -243,77 +259,5 @@ package struct GitCredentialRequest: Equatable {
     package static func challengeRealm(_ header: String) -> String? {
         guard let challenges = try? AuthenticationChallenge.parse([header]) else { return nil }
         return challenges.first { $0.scheme == "basic" || $0.scheme == "digest" }?.realm
-    }
-}
-
-/// What git keeps beside a password: its expiry and an OAuth refresh token.
-///
-/// They live in a companion credential: same host and port, protocol `git-credential-meta+PROTO`
-/// (a separate origin, so it never joins a best match), the same realm and user, and the values
-/// encoded in its password as `password_expiry_utc=…` and `oauth_refresh_token=…` lines.
-package struct GitCredentialExtras: Equatable {
-    package var expiry: Int64?
-    package var refreshToken: String?
-
-    /// The values git sent, or none.
-    package init(expiry: Int64? = nil, refreshToken: String? = nil) {
-        self.expiry = expiry
-        self.refreshToken = refreshToken
-    }
-
-    /// The companion space of `space`.
-    static func companion(of space: ProtectionSpace) -> ProtectionSpace {
-        ProtectionSpace(host: space.host, port: space.port, protocol: "git-credential-meta+" + (space.protocol ?? ""), realm: space.realm)
-    }
-
-    /// The values kept for `user` in `space`; none when there is no companion.
-    static func load(for user: String, of space: ProtectionSpace, in storage: CredentialStorage) throws -> GitCredentialExtras {
-        guard let stored = try storage.credentials(for: companion(of: space))[user] else { return GitCredentialExtras() }
-        return decode(stored.password)
-    }
-
-    /// The values of a companion's password: `key=value` pairs joined by `&`, each value
-    /// percent-encoded, so the password holds no line break (which the store refuses); or, as
-    /// earlier versions wrote it, one `key=value` per line.
-    package static func decode(_ encoded: String) -> GitCredentialExtras {
-        var extras = GitCredentialExtras()
-        // Scalars, not Characters: a legacy value ending in CR would fuse with its line's LF.
-        let legacy = encoded.unicodeScalars.contains("\n")
-        for pair in encoded.unicodeScalars.split(separator: legacy ? "\n" : "&") {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            let raw = String(String.UnicodeScalarView(pair[pair.index(after: equals)...]))
-            guard let value = legacy ? raw : raw.removingPercentEncoding else { continue }
-            switch String(String.UnicodeScalarView(pair[..<equals])) {
-            case "password_expiry_utc": extras.expiry = Int64(value)
-            case "oauth_refresh_token": extras.refreshToken = value
-            default: continue
-            }
-        }
-        return extras
-    }
-
-    /// The companion's password for these values (see ``decode(_:)``); empty when there are none.
-    package func encode() -> String {
-        // Only unreserved characters stay as they are: `&`, `=`, `%` and every control are encoded.
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        var pairs: [String] = []
-        if let expiry { pairs.append("password_expiry_utc=\(expiry)") }
-        if let refreshToken, let value = refreshToken.addingPercentEncoding(withAllowedCharacters: unreserved) {
-            pairs.append("oauth_refresh_token=" + value)
-        }
-        return pairs.joined(separator: "&")
-    }
-
-    /// Stores the values for `user` in `space`, or removes the companion when there are none, so
-    /// that an old expiry never outlives the password it belonged to.
-    func save(for user: String, of space: ProtectionSpace, persistence: Persistence, in storage: CredentialStorage) throws {
-        let encoded = encode()
-        let space = Self.companion(of: space)
-        let credential = Credential(user: user, password: encoded, persistence: persistence)
-        if encoded.isEmpty {
-            try storage.remove(credential, for: space, options: .removeSynchronizable)
-        } else {
-            try storage.set(credential, for: space)
-        }
     }
 }

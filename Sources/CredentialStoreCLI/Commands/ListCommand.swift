@@ -1,44 +1,29 @@
 import ArgumentParser
 import CredentialStore
+import Foundation
 
-/// `credstore list`: every space and user in the store, never a password.
+/// `credstore list`: every space and user in the store, never a password; with filters, what
+/// `credstore search` finds.
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         _superCommandName: CredstoreCommand.name,
         abstract: "List every stored credential, without passwords.",
-        discussion: "A table sorted by host, port, realm and user; --json gives an array of objects.")
+        discussion: """
+            A table sorted by host, port, realm and user; --json gives an array of objects. The \
+            filters of `credstore search` (--host, --label, --attr, --persistence, --expired) \
+            narrow the list.
+            """)
 
+    @OptionGroup var filters: SearchFilters
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let console = Console.current
-        let entries = try global.location(in: console).openIfPresent(console)?.entries() ?? []
-        if global.json {
-            console.output.write(JSONValue.array(entries.map(Self.json)).rendered + "\n")
-            return
-        }
-        guard !entries.isEmpty else { return }
-        var table = Table(header: ["HOST", "PORT", "PROTOCOL", "REALM", "METHOD", "USER", "PERSISTENCE", "DEFAULT", "MODIFIED"])
-        for entry in entries {
-            let space = entry.space
-            table.rows.append([
-                space.host,
-                String(space.port),
-                space.proxyType.map { "\($0.rawValue) proxy" } ?? space.protocol ?? "-",
-                space.realm.map { $0.isEmpty ? "\"\"" : $0 } ?? "-",
-                Describe.method(space.authenticationMethod),
-                entry.user,
-                entry.persistence.rawValue,
-                entry.isDefault ? "yes" : "",
-                entry.modified.map(Describe.timestamp) ?? "-",
-            ])
-        }
-        console.output.write(table.rendered)
+        try filters.list(global)
     }
 
     /// One element of `list --json`, keys in the documented order.
-    static func json(_ entry: CredentialEntry) -> JSONValue {
+    static func json(_ entry: CredentialEntry, now: Date) -> JSONValue {
         let space = entry.space
         return .object([
             ("host", .string(space.host)),
@@ -52,6 +37,106 @@ struct ListCommand: ParsableCommand {
             ("isDefault", .bool(entry.isDefault)),
             ("created", .string(entry.created.map(Describe.timestamp))),
             ("modified", .string(entry.modified.map(Describe.timestamp))),
+            ("expires", .string(entry.expires.map(Describe.timestamp))),
+            ("expired", .bool(entry.isExpired(at: now))),
+            ("label", .string(entry.label)),
+            ("comment", .string(entry.comment)),
+            ("attributes", .object(entry.attributes.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ("hasRefreshToken", .bool(entry.hasRefreshToken)),
         ])
+    }
+}
+
+/// `credstore search`: the credentials that match every filter given.
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        _superCommandName: CredstoreCommand.name,
+        abstract: "Find credentials by host pattern, label, attribute, tier or expiry, without passwords.",
+        discussion: """
+            Every filter given must hold: --host '*.example.com' (a `*` matches any run of \
+            characters), --label TEXT, --attr NAME=VALUE (repeatable), --persistence TIER, \
+            --expired. Output as `credstore list`; exit 1 when nothing matches.
+            """)
+
+    @OptionGroup var filters: SearchFilters
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        guard try filters.list(global) else {
+            throw CommandFailure(.notFound, "no credential matches")
+        }
+    }
+}
+
+/// The filters `list` and `search` share, and the listing they print.
+struct SearchFilters: ParsableArguments {
+    @Option(help: ArgumentHelp("Only hosts matching this pattern; `*` matches any run of characters.", valueName: "pattern"))
+    var host: String?
+
+    @Option(help: "Only credentials with this label.")
+    var label: String?
+
+    @Option(name: .customLong("attr"), help: ArgumentHelp("Only credentials with this attribute and value (repeatable).", valueName: "name=value"))
+    var attributes: [String] = []
+
+    @Option(help: "Only credentials of this tier.")
+    var persistence: PersistenceName?
+
+    @Flag(help: "Only credentials whose password has expired.")
+    var expired = false
+
+    func validate() throws {
+        _ = try query()
+    }
+
+    /// The library query these filters make.
+    func query() throws -> CredentialQuery {
+        CredentialQuery(host: host, label: label, attributes: try Self.pairs(attributes), persistence: persistence?.persistence, expired: expired ? true : nil)
+    }
+
+    /// `--attr NAME=VALUE` arguments as a map (the value may hold `=`; the last of a name wins).
+    static func pairs(_ arguments: [String]) throws -> [String: String] {
+        var pairs: [String: String] = [:]
+        for attribute in arguments {
+            guard let equals = attribute.firstIndex(of: "="), equals != attribute.startIndex else {
+                throw ValidationError("--attr takes NAME=VALUE")
+            }
+            pairs[String(attribute[..<equals])] = String(attribute[attribute.index(after: equals)...])
+        }
+        return pairs
+    }
+
+    /// Prints what the filters select, as a table or JSON; whether anything was selected.
+    @discardableResult
+    func list(_ global: GlobalOptions) throws -> Bool {
+        let console = Console.current
+        let storage = try global.location(in: console).openIfPresent(console)
+        let entries = try storage?.credentials(matching: query()) ?? []
+        let now = Date()
+        if global.json {
+            console.output.write(JSONValue.array(entries.map { ListCommand.json($0, now: now) }).rendered + "\n")
+            return !entries.isEmpty
+        }
+        guard !entries.isEmpty else { return false }
+        var table = Table(header: ["HOST", "PORT", "PROTOCOL", "REALM", "METHOD", "USER", "PERSISTENCE", "DEFAULT", "MODIFIED", "EXPIRES", "LABEL"])
+        for entry in entries {
+            let space = entry.space
+            table.rows.append([
+                space.host,
+                String(space.port),
+                space.proxyType.map { "\($0.rawValue) proxy" } ?? space.protocol ?? "-",
+                space.realm.map { $0.isEmpty ? "\"\"" : $0 } ?? "-",
+                Describe.method(space.authenticationMethod),
+                entry.user,
+                entry.persistence.rawValue,
+                entry.isDefault ? "yes" : "",
+                entry.modified.map(Describe.timestamp) ?? "-",
+                entry.expires.map { Describe.timestamp($0) + (entry.isExpired(at: now) ? " (expired)" : "") } ?? "-",
+                entry.label ?? "-",
+            ])
+        }
+        console.output.write(table.rendered)
+        return true
     }
 }

@@ -125,6 +125,20 @@ package enum Describe {
         "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 
+    /// A credential's details as JSON members, in docs/cli.md's order: `expires` (ISO 8601, or
+    /// null), `expired`, `label`, `comment`, `attributes`, and, `withSecrets`, `refreshToken`.
+    static func detailsJSON(_ credential: Credential, withSecrets: Bool, now: Date = Date()) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [
+            ("expires", .string(credential.expires.map(timestamp))),
+            ("expired", .bool(credential.isExpired(at: now))),
+            ("label", .string(credential.label)),
+            ("comment", .string(credential.comment)),
+            ("attributes", .object(credential.attributes.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+        ]
+        if withSecrets { members.append(("refreshToken", .string(credential.refreshToken))) }
+        return members
+    }
+
     /// ISO 8601 in UTC to the second, e.g. `2025-01-31T09:30:00Z`.
     package static func timestamp(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))

@@ -1,16 +1,16 @@
 extension Console {
     /// A new password for `add`: one line of standard input, or typed twice at a no-echo prompt.
-    func readNewPassword(prompt: String) throws -> String {
+    func readNewPassword(prompt: String, what: String = "password") throws -> String {
         guard secrets.isTerminal else {
             guard let line = try secrets.readLine() else {
-                throw CommandFailure(.dataError, "no password on standard input; pipe it in on one line, or run on a terminal to be asked")
+                throw CommandFailure(.dataError, "no \(what) on standard input; pipe it in on one line, or run on a terminal to be asked")
             }
             guard !line.isEmpty else {
-                throw CommandFailure(.dataError, "the password on standard input is empty; nothing was stored")
+                throw CommandFailure(.dataError, "the \(what) on standard input is empty; nothing was stored")
             }
             return line
         }
-        return try promptTwice(prompt, repeated: "Retype the password: ", what: "password")
+        return try promptTwice(prompt, repeated: "Retype the \(what): ", what: what)
     }
 
     /// A new passphrase: from environment variable `variable`, else typed twice at a prompt.

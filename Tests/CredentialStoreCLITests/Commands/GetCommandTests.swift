@@ -100,7 +100,7 @@ struct GetCommandTests {
         let got = try sandbox.run(["get", "https://api.example.com:8443", "--method", "digest", "--json"] + sandbox.storeArguments)
         #expect(got.status == 0)
         #expect(got.stdout.hasSuffix("}\n") && got.stdout.filter { $0 == "\n" }.count == 1)
-        #expect(keyOrder(got.stdout[...]) == ["user", "password", "space"])
+        #expect(keyOrder(got.stdout[...]) == ["user", "password", "space", "expires", "expired", "label", "comment", "attributes", "refreshToken"])
 
         let object = try jsonObject(got.stdout)
         #expect(object["user"] as? String == "alice")

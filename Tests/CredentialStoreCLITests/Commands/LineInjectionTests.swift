@@ -66,7 +66,7 @@ struct LineInjectionTests {
         #expect(try sandbox.run(["git-credential", "get"], stdin: "protocol=https\nhost=git.example.com\n\n").stdout == "")
     }
 
-    @Test func theRefreshTokenStillRoundTripsThroughItsCompanion() throws {
+    @Test func theRefreshTokenRoundTripsAsAFieldOfTheCredential() throws {
         let sandbox = try Sandbox()
         let origin = "protocol=https\nhost=git.example.com\n"
         let token = "gho_a&b=c%d +/é"
@@ -75,8 +75,10 @@ struct LineInjectionTests {
         #expect(stored.status == 0, "\(stored.stderr)")
         #expect(try sandbox.run(["git-credential", "get"], stdin: origin + "\n").stdout
             == "username=alice\npassword=pw\npassword_expiry_utc=4102444800\noauth_refresh_token=\(token)\n")
-        // A companion written by the previous version (one `key=value` per line) still reads.
-        #expect(GitCredentialExtras.decode("password_expiry_utc=7\noauth_refresh_token=a&b\n") == GitCredentialExtras(expiry: 7, refreshToken: "a&b"))
+        // One entry: no hidden companion beside it.
+        let listed = try sandbox.run(["list", "--json"])
+        #expect(!listed.stdout.contains("git-credential-meta"))
+        #expect(listed.stdout.components(separatedBy: "\"user\"").count == 2, "\(listed.stdout)")
     }
 
     /// A store written before the rules (here: the library's mutation, below `set`'s check) may
@@ -108,14 +110,14 @@ struct LineInjectionTests {
     }
 
     @Test func theGitAnswerIsCheckedRightBeforeItIsWritten() throws {
-        let extras = GitCredentialExtras(expiry: nil, refreshToken: "t\nquit=1")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(throws: CommandFailure.self) {
-            try GitCredentialRequest.answer(Credential(user: "alice", password: "pw", persistence: .permanent), extras)
+            try GitCredentialRequest.answer(Credential(user: "alice", password: "pw", refreshToken: "t\nquit=1"), now: now)
         }
         #expect(throws: CommandFailure.self) {
-            try GitCredentialRequest.answer(Credential(user: "alice", password: "pw\u{0}x", persistence: .permanent), GitCredentialExtras())
+            try GitCredentialRequest.answer(Credential(user: "alice", password: "pw\u{0}x", persistence: .permanent), now: now)
         }
-        #expect(try GitCredentialRequest.answer(Credential(user: "alice", password: "p w", persistence: .permanent), GitCredentialExtras())
+        #expect(try GitCredentialRequest.answer(Credential(user: "alice", password: "p w", persistence: .permanent), now: now)
             == "username=alice\npassword=p w\n")
     }
 

@@ -16,7 +16,7 @@ struct ListCommandTests {
         let lines = listed.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(lines[0].split(separator: " ", omittingEmptySubsequences: true) ==
-                ["HOST", "PORT", "PROTOCOL", "REALM", "METHOD", "USER", "PERSISTENCE", "DEFAULT", "MODIFIED"])
+                ["HOST", "PORT", "PROTOCOL", "REALM", "METHOD", "USER", "PERSISTENCE", "DEFAULT", "MODIFIED", "EXPIRES", "LABEL"])
         // Aligned: every column starts at the same offset on every line.
         for header in ["PORT", "PROTOCOL", "REALM", "METHOD", "USER", "PERSISTENCE"] {
             let column = try #require(lines[0].range(of: header)).lowerBound.utf16Offset(in: lines[0])
@@ -40,7 +40,9 @@ struct ListCommandTests {
         #expect(listed.status == 0)
         #expect(!listed.stdout.contains("secret"))
         let firstObject = listed.stdout.dropFirst().prefix { $0 != "}" } + "}"
-        #expect(keyOrder(firstObject) == ["host", "port", "protocol", "realm", "method", "proxyType", "user", "persistence", "isDefault", "created", "modified"])
+        #expect(keyOrder(firstObject) == ["host", "port", "protocol", "realm", "method", "proxyType", "user", "persistence", "isDefault", "created", "modified",
+                                          "expires", "expired", "label", "comment", "attributes"])
+        #expect(listed.stdout.contains("\"attributes\":{},\"hasRefreshToken\":false}"))
 
         let entries = try jsonArray(listed.stdout)
         #expect(entries.count == 2)
