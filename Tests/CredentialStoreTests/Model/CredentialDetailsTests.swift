@@ -51,6 +51,23 @@ import CredentialStoreTestSupport
         #expect(read.expires == nil && read.refreshToken == nil && read.label == nil && read.attributes.isEmpty)
     }
 
+    @Test("A rekey keeps every detail, and a changed label alone is stored and survives reopening")
+    func rekeyKeepsDetailsAndALabelChangeIsAnUpdate() throws {
+        let store = try TemporaryStore()
+        let storage = try store.open()
+        try storage.set(Self.detailed, for: Self.space)
+        try storage.rekey()
+        #expect(try storage.credentials(for: Self.space)["alice"] == Self.detailed)
+        var relabelled = Self.detailed
+        relabelled.label = "personal"
+        let before = try #require(try storage.entries().first?.modified)
+        try storage.set(relabelled, for: Self.space)
+        #expect(try storage.credentials(for: Self.space)["alice"]?.label == "personal")
+        #expect(try storage.entries().first.map { $0.modified! >= before } == true)
+        store.waitUntilClosed()
+        #expect(try store.open().credentials(for: Self.space)["alice"] == relabelled)
+    }
+
     @Test("No detail is in the clear in the store file")
     func detailsAreEncryptedAtRest() throws {
         let store = try TemporaryStore()
