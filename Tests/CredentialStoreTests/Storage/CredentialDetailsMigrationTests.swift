@@ -17,7 +17,10 @@ import CredentialStoreTestSupport
         let store = try TemporaryStore()
         try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
         for name in ["credentials.db", "store.key"] {
-            try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: store.directory.appendingPathComponent(name))
+            let copy = store.directory.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: copy)
+            // A clone checks the files out 0644; a store refuses files others can read.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy.path)
         }
         return store
     }
