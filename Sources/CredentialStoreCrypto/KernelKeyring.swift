@@ -34,15 +34,6 @@ package enum KernelKeyring {
     /// KEY_POS_ALL: view, read, write, search, link and setattr for possessors; nothing for anyone else.
     private static let possessorOnly: UInt = 0x3F00_0000
 
-    /// Whether this system offers keyrings to this process (no seccomp filter refuses keyctl).
-    package static var isAvailable: Bool {
-        #if os(Linux)
-        return credstore_keyctl(keyctlSearch, UInt(bitPattern: Int(Keyring.session.special)), 0, 0, 0) != -1 || errno != ENOSYS && errno != EPERM
-        #else
-        return false
-        #endif
-    }
-
     /// Adds, or replaces, the key `description` in `keyring` with `payload`, readable only by its
     /// possessors, expiring after `timeout` seconds; returns its serial.
     @discardableResult

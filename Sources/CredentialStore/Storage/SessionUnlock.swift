@@ -60,7 +60,9 @@ enum SessionUnlock {
     @discardableResult
     static func forget(storeID: [UInt8]) -> Bool {
         var found = false
-        while let serial = KernelKeyring.find(description(storeID: storeID)) {
+        // One key a keyring at most; bounded all the same, should a key refuse to go.
+        for _ in 0..<4 {
+            guard let serial = KernelKeyring.find(description(storeID: storeID)) else { break }
             KernelKeyring.remove(serial)
             found = true
         }

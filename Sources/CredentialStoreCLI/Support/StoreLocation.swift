@@ -66,9 +66,17 @@ struct StoreLocation {
                 } catch let error as CredentialStorageError where error.code == .wrongKey {
                     guard try CredentialStorage.protection(ofStoreAt: databaseURL) == .passphrase else { throw error }
                 }
-            } else if try CredentialStorage.protection(ofStoreAt: databaseURL) != .passphrase {
-                // The library's error names the key file that is missing.
-                return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
+            } else {
+                // No key file: a passphrase store, unlocked in this session or not, or a key-file
+                // store missing its key. The unlocked session first: it is `get`'s path then.
+                do {
+                    return try CredentialStorage(at: databaseURL, key: .unlockedSession, logger: logger, integrityCheck: integrityCheck)
+                } catch CredentialStorageError.Code.locked {
+                    return try openWithPassphraseOnly(console, logger: logger, integrityCheck: integrityCheck)
+                } catch CredentialStorageError.Code.wrongKey {
+                    // The library's error names the key file that is missing.
+                    return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
+                }
             }
             return try openWithPassphrase(console, logger: logger, integrityCheck: integrityCheck)
         } catch let error as CredentialStorageError where error.code == .notFound {
