@@ -41,7 +41,7 @@ let package = Package(
         // Layer 1: libsodium behind Swift types; the only target that imports CSodium.
         .target(
             name: "CredentialStoreCrypto",
-            dependencies: ["CredentialStoreCore", "CSodium"]
+            dependencies: ["CredentialStoreCore", "CSodium", .target(name: "CLinux", condition: .when(platforms: [.linux]))]
         ),
         // Layer 2: SQLite through GRDB; sealed rows in, sealed rows out, no policy.
         .target(

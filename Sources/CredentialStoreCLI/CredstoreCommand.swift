@@ -46,6 +46,9 @@ public struct CredstoreCommand: AsyncParsableCommand {
             SyncCommand.self,
             GitCredentialCommand.self,
             NetrcCommand.self,
+            UnlockCommand.self,
+            LockCommand.self,
+            StatusCommand.self,
         ])
 
     /// Creates the root command; ArgumentParser fills in what it parses.

@@ -145,6 +145,17 @@ enum StoreOpener {
             throw CredentialStorageError(.unsupportedFormatVersion,
                 "the store has format \(header.format), newer than this credstore reads (\(StoreHeader.currentFormat)); upgrade credstore")
         }
+        // A passphrase store unlocked in this session opens with what the unlock kept when no
+        // passphrase is given (`.unlockedSession`, or the key file `openDefault()` names). A given
+        // passphrase is always checked: `passwd` and `unlock` must not go ahead on a wrong one.
+        if key.protection != .passphrase || key.isUnlockedSession, let passphraseSlot = slots.first(where: { $0.kind == .passphrase }) {
+            if let unlocked = try SessionUnlock.unlock(header: header, slot: passphraseSlot) { return unlocked }
+            if case .unlockedSession = key {
+                throw CredentialStorageError(.locked, "the store is locked: it is not unlocked in this session (or the unlock expired); unlock it with its passphrase")
+            }
+        } else if case .unlockedSession = key {
+            throw CredentialStorageError(.wrongKey, "this store is unlocked by a key file, not a passphrase; give the key file")
+        }
         guard let slot = slots.first(where: { $0.kind == key.protection }) else {
             throw CredentialStorageError(.wrongKey, slots.first?.kind == .passphrase
                 ? "this store is locked with a passphrase, not a key file; give the passphrase"
@@ -169,6 +180,8 @@ enum StoreOpener {
         case .passphrase(let passphrase):
             let (kek, salt, cost) = try passphraseKEK(passphrase)
             return (KeySlot.make(kind: .passphrase, kek: kek, root: root, header: header, salt: salt, cost: cost), kek)
+        case .unlockedSession:
+            throw CredentialStorageError(.locked, "an unlocked session opens an existing passphrase store only; a new store, or a new key slot, needs a key file or a passphrase")
         }
     }
 
@@ -197,16 +210,22 @@ enum StoreOpener {
                 throw CredentialStorageError(.corrupt, "the store's passphrase slot is damaged; restore the store from a backup")
             }
             return try Sodium.passwordHash(passphrase, salt: salt, cost: cost)
+        case .unlockedSession:
+            throw CredentialStorageError(.locked, "the store is locked: it is not unlocked in this session; unlock it with its passphrase")
         }
     }
 }
 
 extension StoreKey {
+    var isUnlockedSession: Bool {
+        if case .unlockedSession = self { true } else { false }
+    }
+
     /// Which kind of key this is: the slot it opens.
     public var protection: StoreProtection {
         switch self {
         case .keyFile: .keyFile
-        case .passphrase: .passphrase
+        case .passphrase, .unlockedSession: .passphrase
         }
     }
 }

@@ -18,7 +18,14 @@ struct PasswdCommand: ParsableCommand {
     func run() throws {
         let console = Console.current
         let location = global.location(in: console)
-        let storage = try location.openExisting(console, orFail: CommandFailure(.notFound, "there is no store at \(location.path); create one with `credstore init --passphrase`"))
+        guard location.storeExists else {
+            throw CommandFailure(.notFound, "there is no store at \(location.path); create one with `credstore init --passphrase`")
+        }
+        // The current passphrase is asked even when the store is unlocked in this session: the
+        // session's processes may read the store, not take it from its owner.
+        let storage = try location.storeExistsAsPassphraseStore()
+            ? location.openWithPassphraseOnly(console, logger: StoreLocation.logger(console))
+            : location.openExisting(console, orFail: CommandFailure(.notFound, "there is no store at \(location.path)"))
         guard storage.isPassphraseProtected else {
             throw CommandFailure(.usage, "the store \(location.path) is unlocked by a key file, so it has no passphrase to change; keep the key file safe instead")
         }

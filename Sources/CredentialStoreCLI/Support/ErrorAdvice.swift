@@ -16,6 +16,8 @@ extension CredentialStorageError.Code {
             "check CREDSTORE_BUNDLE_PASSPHRASE, and the store's CREDSTORE_PASSPHRASE or --key-file"
         case .wrongKey:
             "check CREDSTORE_PASSPHRASE or --key-file (CREDSTORE_KEY_FILE)"
+        case .locked:
+            "run `credstore unlock` (it asks for the passphrase once), or set CREDSTORE_PASSPHRASE"
         case .tamperDetected:
             "run `credstore verify` and restore the store from a backup; if you replaced the store on purpose, `credstore init --force` accepts it"
         case .corrupt:

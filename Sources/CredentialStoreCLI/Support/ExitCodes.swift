@@ -27,7 +27,7 @@ extension CredentialStorageError.Code {
         case .notFound: .notFound
         case .synchronizableRemovalNeedsOption: .usage
         case .invalidProtectionSpace, .invalidInput, .invalidBundle, .bundleTooOld, .ambiguousMatch: .dataError
-        case .wrongKey, .tamperDetected, .permissionsTooOpen, .bundleNotForThisStore: .noPermission
+        case .wrongKey, .locked, .tamperDetected, .permissionsTooOpen, .bundleNotForThisStore: .noPermission
         case .corrupt, .io, .unsupportedFormatVersion: .ioError
         default: .ioError
         }

@@ -25,6 +25,12 @@ struct StoreLocation {
     /// Whether anything, even a dangling link (which opening then refuses), is at the store's path.
     var storeExists: Bool { Self.exists(databaseURL) }
 
+    /// Whether the store exists and is locked by a passphrase (its header says, without a key).
+    func storeExistsAsPassphraseStore() throws -> Bool {
+        guard storeExists else { throw CommandFailure(.notFound, "there is no store at \(path)") }
+        return try CredentialStorage.protection(ofStoreAt: databaseURL) == .passphrase
+    }
+
     private static func exists(_ url: URL) -> Bool {
         var info = stat()
         return lstat(url.path, &info) == 0
@@ -60,9 +66,17 @@ struct StoreLocation {
                 } catch let error as CredentialStorageError where error.code == .wrongKey {
                     guard try CredentialStorage.protection(ofStoreAt: databaseURL) == .passphrase else { throw error }
                 }
-            } else if try CredentialStorage.protection(ofStoreAt: databaseURL) != .passphrase {
-                // The library's error names the key file that is missing.
-                return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
+            } else {
+                // No key file: a passphrase store, unlocked in this session or not, or a key-file
+                // store missing its key. The unlocked session first: it is `get`'s path then.
+                do {
+                    return try CredentialStorage(at: databaseURL, key: .unlockedSession, logger: logger, integrityCheck: integrityCheck)
+                } catch CredentialStorageError.Code.locked {
+                    return try openWithPassphraseOnly(console, logger: logger, integrityCheck: integrityCheck)
+                } catch CredentialStorageError.Code.wrongKey {
+                    // The library's error names the key file that is missing.
+                    return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
+                }
             }
             return try openWithPassphrase(console, logger: logger, integrityCheck: integrityCheck)
         } catch let error as CredentialStorageError where error.code == .notFound {
@@ -71,15 +85,28 @@ struct StoreLocation {
         }
     }
 
-    /// Opens a passphrase store with `CREDSTORE_PASSPHRASE`, else up to three prompts on a terminal.
+    /// Opens a passphrase store unlocked in this session (`credstore unlock`: no passphrase, no key
+    /// derivation), else with `CREDSTORE_PASSPHRASE`, else up to three prompts on a terminal.
     private func openWithPassphrase(
         _ console: Console, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck
+    ) throws -> CredentialStorage {
+        do {
+            return try CredentialStorage(at: databaseURL, key: .unlockedSession, logger: logger, integrityCheck: integrityCheck)
+        } catch CredentialStorageError.Code.locked {
+            // Not unlocked (or the unlock went stale and is forgotten): the passphrase, as ever.
+        }
+        return try openWithPassphraseOnly(console, logger: logger, integrityCheck: integrityCheck)
+    }
+
+    /// Opens a passphrase store with `CREDSTORE_PASSPHRASE`, else up to three prompts on a terminal.
+    func openWithPassphraseOnly(
+        _ console: Console, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen
     ) throws -> CredentialStorage {
         if let passphrase = console.variable("CREDSTORE_PASSPHRASE") {
             return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
         }
         guard console.secrets.isTerminal else {
-            throw CommandFailure(.noPermission, "the store \(path) is locked with a passphrase; set CREDSTORE_PASSPHRASE, or run credstore on a terminal to be asked for it")
+            throw CommandFailure(.noPermission, "the store \(path) is locked with a passphrase; run `credstore unlock` on a terminal, set CREDSTORE_PASSPHRASE, or run credstore on a terminal to be asked for it")
         }
         var attempt = 1
         while true {

@@ -57,6 +57,10 @@ public struct CredentialStorageError: Error, Hashable, Sendable, CustomStringCon
         public static let io = Code(rawValue: "io")
         /// Input that is not a valid value: a malformed URL, a user name with a line break …
         public static let invalidInput = Code(rawValue: "invalidInput")
+        /// A passphrase store opened with ``StoreKey/unlockedSession`` is not unlocked in this
+        /// session: never unlocked, locked again, expired, or unlocked before its passphrase or
+        /// key changed.
+        public static let locked = Code(rawValue: "locked")
     }
 
     /// What went wrong.

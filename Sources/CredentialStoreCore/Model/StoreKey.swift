@@ -10,12 +10,17 @@ public enum StoreKey: Sendable, CustomStringConvertible {
     case keyFile(URL)
     /// A passphrase.
     case passphrase(String)
+    /// A passphrase store unlocked in this login session (`credstore unlock`): what the unlock
+    /// keeps in the kernel keyring, and nothing else. Throws
+    /// ``CredentialStorageError/Code/locked`` when the store is not unlocked.
+    case unlockedSession
 
     /// The key file's path, or `passphrase <redacted>`: never the passphrase itself.
     public var description: String {
         switch self {
         case .keyFile(let url): "key file \(url.path)"
         case .passphrase: "passphrase <redacted>"
+        case .unlockedSession: "unlocked session"
         }
     }
 }

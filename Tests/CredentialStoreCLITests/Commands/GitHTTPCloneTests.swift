@@ -81,6 +81,26 @@ struct GitHTTPCloneTests {
         #expect(String(decoding: (try? Data(contentsOf: readme)) ?? Data(), as: UTF8.self) == "hello\n")
     }
 
+    @Test func cloneFromAnUnlockedPassphraseStoreNeedsNoPromptAndNoPassphraseInTheEnvironment() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.environment["CREDSTORE_PASSPHRASE"] == nil)
+        let server = try GitHTTPServer(in: sandbox)
+        defer { server.stop() }
+        let passphrase = ["CREDSTORE_PASSPHRASE": "git passphrase"]
+        #expect(try sandbox.run(["init", "--passphrase"] + sandbox.storeArguments, environment: passphrase).status == 0)
+        #expect(try sandbox.run(["add", server.origin, "--user", "alice", "--realm", "git-realm"] + sandbox.storeArguments,
+                                stdin: "right\n", environment: passphrase).status == 0)
+        // Locked, git gets nothing (and may not prompt): the clone fails.
+        #expect(try clone(server, into: "locked", in: sandbox).status != 0)
+
+        #expect(try sandbox.run(["unlock", "--timeout", "2m"] + sandbox.storeArguments, environment: passphrase).status == 0)
+        defer { _ = try? sandbox.run(["lock"] + sandbox.storeArguments) }
+        let result = try clone(server, into: "clone", in: sandbox)
+        #expect(result.status == 0, "clone failed: \(result.stderr)")
+        let readme = sandbox.root.appendingPathComponent("clone/README")
+        #expect(String(decoding: (try? Data(contentsOf: readme)) ?? Data(), as: UTF8.self) == "hello\n")
+    }
+
     @Test func aWrongStoredPasswordFailsTheCloneAndGitErasesIt() throws {
         let sandbox = try Sandbox()
         let server = try GitHTTPServer(in: sandbox)

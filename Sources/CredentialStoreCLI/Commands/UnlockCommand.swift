@@ -1,0 +1,120 @@
+import ArgumentParser
+import CredentialStore
+import Foundation
+
+/// `credstore unlock`: the passphrase once, then no prompt and no key derivation until the
+/// timeout, for every process of the login session (git, scripts, the URLSession bridge).
+struct UnlockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        _superCommandName: CredstoreCommand.name,
+        abstract: "Unlock a passphrase store for this login session.",
+        discussion: """
+            Asks for the passphrase once (or reads CREDSTORE_PASSPHRASE) and keeps what it unlocks \
+            in the Linux kernel keyring, readable only by the session's processes, until --timeout \
+            (default 15m; use does not extend it). Nothing of it is written to disk, and no daemon \
+            runs. `credstore lock` forgets it at once; `credstore status` says until when it holds.
+            """)
+
+    @Option(help: ArgumentHelp("How long the store stays unlocked: 90s, 15m, 8h, 1d.", valueName: "duration"))
+    var timeout: String = "15m"
+
+    @Option(help: "Where to keep it: session (this login session) or user (every session of the user).")
+    var keyring: KeyringName = .session
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        _ = try Self.seconds(timeout)
+    }
+
+    /// A duration of whole days, hours, minutes or seconds, at least one second and at most a year.
+    static func seconds(_ text: String) throws -> UInt32 {
+        let scale: [Character: UInt32] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+        guard let unit = text.last, let factor = scale[unit], let count = UInt32(text.dropLast()), count > 0 else {
+            throw ValidationError("--timeout takes a duration such as 90s, 15m, 8h or 1d")
+        }
+        let (total, overflow) = count.multipliedReportingOverflow(by: factor)
+        guard !overflow, total <= 366 * 86_400 else { throw ValidationError("--timeout is at most a year") }
+        return total
+    }
+
+    func run() throws {
+        let console = Console.current
+        let location = global.location(in: console)
+        guard try location.storeExistsAsPassphraseStore() else {
+            throw CommandFailure(.usage, "the store \(location.path) is unlocked by its key file; only a passphrase store needs `credstore unlock`")
+        }
+        // The passphrase is checked even when the store is unlocked already: forget, then unlock.
+        _ = try CredentialStorage.lock(storeAt: location.databaseURL)
+        let storage = try location.openWithPassphraseOnly(console, logger: StoreLocation.logger(console))
+        let until = try storage.keepUnlocked(forSeconds: Self.seconds(timeout), in: keyring.keyring)
+        if global.json {
+            console.output.write(JSONValue.object([("unlocked", .bool(true)), ("until", .string(Describe.timestamp(until)))]).rendered + "\n")
+        } else {
+            console.errors.write("credstore: \(location.path) is unlocked until \(Describe.timestamp(until)) (\(keyring.rawValue) keyring)\n")
+        }
+    }
+}
+
+/// `credstore lock`: forgets the session's unlock at once.
+struct LockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        _superCommandName: CredstoreCommand.name,
+        abstract: "Forget a passphrase store's unlock now.",
+        discussion: "Removes what `credstore unlock` kept in the kernel keyring (both keyrings); the next command asks for the passphrase again.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let console = Console.current
+        let location = global.location(in: console)
+        guard location.storeExists else { throw CommandFailure(.notFound, "there is no store at \(location.path)") }
+        let wasUnlocked = try CredentialStorage.lock(storeAt: location.databaseURL)
+        if global.json {
+            console.output.write(JSONValue.object([("unlocked", .bool(false)), ("wasUnlocked", .bool(wasUnlocked))]).rendered + "\n")
+        }
+    }
+}
+
+/// `credstore status`: whether the store is unlocked in this session, and until when.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        _superCommandName: CredstoreCommand.name,
+        abstract: "Say whether a passphrase store is unlocked, and until when.",
+        discussion: "Exit 0 when the store opens without a passphrase (unlocked, or a key-file store), 1 when it is locked.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let console = Console.current
+        let location = global.location(in: console)
+        guard location.storeExists else { throw CommandFailure(.notFound, "there is no store at \(location.path)") }
+        let passphrase = try location.storeExistsAsPassphraseStore()
+        let until = passphrase ? try CredentialStorage.unlockedUntil(storeAt: location.databaseURL) : nil
+        let state = !passphrase ? "key file" : until == nil ? "locked" : "unlocked"
+        if global.json {
+            console.output.write(JSONValue.object([
+                ("protection", .string(passphrase ? "passphrase" : "keyFile")),
+                ("unlocked", .bool(!passphrase || until != nil)),
+                ("until", .string(until.map(Describe.timestamp))),
+            ]).rendered + "\n")
+        } else {
+            switch state {
+            case "key file": console.output.write("\(location.path): unlocked by its key file\n")
+            case "locked": console.output.write("\(location.path): locked\n")
+            default: console.output.write("\(location.path): unlocked until \(until.map(Describe.timestamp) ?? "")\n")
+            }
+        }
+        if passphrase, until == nil { throw ExitCode(1) }
+    }
+}
+
+/// The `--keyring` words.
+enum KeyringName: String, CaseIterable, ExpressibleByArgument {
+    case session, user
+
+    var keyring: SessionKeyring { self == .session ? .session : .user }
+}
