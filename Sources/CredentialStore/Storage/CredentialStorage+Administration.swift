@@ -20,13 +20,13 @@ public struct CredentialEntry: Hashable, Sendable, Codable {
     public var created: Date?
     /// When it last changed; nil for session credentials.
     public var modified: Date?
-    /// When its password expires (``Credential/expires``).
+    /// When its password expires (``/CredentialStoreCore/Credential/expires``).
     public var expires: Date?
-    /// Its label (``Credential/label``).
+    /// Its label (``/CredentialStoreCore/Credential/label``).
     public var label: String?
-    /// Its comment (``Credential/comment``).
+    /// Its comment (``/CredentialStoreCore/Credential/comment``).
     public var comment: String?
-    /// Its attributes (``Credential/attributes``).
+    /// Its attributes (``/CredentialStoreCore/Credential/attributes``).
     public var attributes: [String: String] = [:]
     /// Whether it carries a refresh token (never the token: an entry holds no secret).
     public var hasRefreshToken = false

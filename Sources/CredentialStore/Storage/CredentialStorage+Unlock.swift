@@ -15,7 +15,7 @@ package enum SessionKeyring: String, CaseIterable, Sendable {
 
 extension CredentialStorage {
     /// Keeps what unlocks this passphrase store in the kernel keyring for `seconds`, so that
-    /// opening it (``StoreKey/unlockedSession``, or any key) needs neither the passphrase nor its
+    /// opening it (``/CredentialStoreCore/StoreKey/unlockedSession``, or any key) needs neither the passphrase nor its
     /// derivation until then; returns when it expires. The time is fixed: use does not extend it.
     ///
     /// - Throws: `invalidInput` for a key-file store (it needs no unlock); `io` when the kernel

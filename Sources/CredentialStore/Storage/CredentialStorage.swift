@@ -292,7 +292,7 @@ public final class CredentialStorage: Sendable {
     /// may be a compatible one: what a caller that later removes, replaces or describes the
     /// credential must name, never `space` itself.
     ///
-    /// An expired credential (``Credential/isExpired(at:)`` by the store's clock) is no space's
+    /// An expired credential (``/CredentialStoreCore/Credential/isExpired(at:)`` by the store's clock) is no space's
     /// default: the next compatible space is asked. With `includingExpired`, it is (git's
     /// protocol answers an expired credential's refresh token).
     package func defaultCredentialAndSpace(

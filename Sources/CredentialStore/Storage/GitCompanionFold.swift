@@ -12,7 +12,7 @@ import Glibc
 /// password (`password_expiry_utc`, `oauth_refresh_token`) in a second credential: same host, port,
 /// realm and user, protocol `git-credential-meta+PROTO`, the values in its password. `credstore
 /// list` showed it as an entry no user could explain. Each companion's values become the
-/// credential's ``Credential/expires`` and ``Credential/refreshToken``, and the companion is
+/// credential's ``/CredentialStoreCore/Credential/expires`` and ``/CredentialStoreCore/Credential/refreshToken``, and the companion is
 /// removed (a synchronizable one with a tombstone, so that synced stores of this version drop
 /// theirs too); a companion whose credential is gone is removed alone.
 enum GitCompanionFold {
