@@ -26,7 +26,7 @@ struct AddCommand: ParsableCommand {
     @Flag(name: .customLong("default"), help: "Make this credential the default of its space.")
     var makeDefault = false
 
-    @Option(help: ArgumentHelp("When the password expires: 2026-12-31T00:00:00Z, or 30d, 12h, 45m, 90s from now.", valueName: "time"))
+    @Option(help: ArgumentHelp("When the credential expires: 2026-12-31T00:00:00Z, or 30d, 12h, 45m, 90s from now.", valueName: "time"))
     var expires: String?
 
     @Flag(name: .customLong("refresh-token"), help: "Also read an OAuth refresh token, like the password (never from the command line).")
