@@ -94,19 +94,18 @@ struct StatusCommand: ParsableCommand {
         guard location.storeExists else { throw CommandFailure(.notFound, "there is no store at \(location.path)") }
         let passphrase = try location.storeExistsAsPassphraseStore()
         let until = passphrase ? try CredentialStorage.unlockedUntil(storeAt: location.databaseURL) : nil
-        let state = !passphrase ? "key file" : until == nil ? "locked" : "unlocked"
         if global.json {
             console.output.write(JSONValue.object([
                 ("protection", .string(passphrase ? "passphrase" : "keyFile")),
                 ("unlocked", .bool(!passphrase || until != nil)),
                 ("until", .string(until.map(Describe.timestamp))),
             ]).rendered + "\n")
+        } else if !passphrase {
+            console.output.write("\(location.path): unlocked by its key file\n")
+        } else if let until {
+            console.output.write("\(location.path): unlocked until \(Describe.timestamp(until))\n")
         } else {
-            switch state {
-            case "key file": console.output.write("\(location.path): unlocked by its key file\n")
-            case "locked": console.output.write("\(location.path): locked\n")
-            default: console.output.write("\(location.path): unlocked until \(until.map(Describe.timestamp) ?? "")\n")
-            }
+            console.output.write("\(location.path): locked\n")
         }
         if passphrase, until == nil { throw ExitCode(1) }
     }
