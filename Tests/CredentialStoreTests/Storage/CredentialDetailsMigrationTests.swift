@@ -17,7 +17,11 @@ import CredentialStoreTestSupport
         let store = try TemporaryStore()
         try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
         for name in ["credentials.db", "store.key"] {
-            try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: store.directory.appendingPathComponent(name))
+            let copy = store.directory.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: copy)
+            // A checkout leaves the fixture readable by others (git keeps no other mode), which
+            // the store refuses; a store's files are the user's alone.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy.path)
         }
         return store
     }
