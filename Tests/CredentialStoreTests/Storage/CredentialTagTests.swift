@@ -194,6 +194,23 @@ import CredentialStoreTestSupport
         try expectDetected(by: nil)
     }
 
+    @Test func verifyReportsSealedTagsThatAreNotTheCredentials() throws {
+        // Only a writer with the keys can seal a wrong tag (a bug): alice's tags dropped, through
+        // the write pipeline, so the seal holds and only the comparison with her details sees it.
+        do {
+            let storage = try store.open()
+            let pipeline = storage.makePipeline(keys: storage.keys)
+            let spaceIndex = storage.keys.spaceIndex(work)
+            try storage.repository.write(observer: pipeline) { writer in
+                try writer.replaceTags(space: spaceIndex, user: storage.keys.userIndex(spaceIndex: spaceIndex, user: "alice"), with: [])
+                try pipeline.foldSeal(into: writer)
+            }
+        }
+        let report = try store.open().verify()
+        #expect(!report.isSound)
+        #expect(report.problems.contains { $0.contains("search tags differ") && $0.contains("3 missing") }, "\(report.problems)")
+    }
+
     // MARK: Migration
 
     @Test func migration0010TagsTheCredentialsOfAStoreWithDetails() throws {
