@@ -22,5 +22,6 @@ package enum SchemaHistory {
         migration0007SyncStateSealed,
         migration0008SealTree,
         migration0009CredentialDetails,
+        migration0010CredentialTags,
     ]
 }

@@ -49,6 +49,8 @@ package struct StoreKeyring: Sendable {
     /// Domain-separation labels, so an index of one kind can never equal an index of another.
     package enum IndexLabel: UInt8 {
         case space = 1, user = 2, origin = 3, trustedKey = 4
+        /// A credential's label or one of its attributes (``tagIndex(label:)``, ``tagIndex(attribute:value:)``).
+        case tag = 5
     }
 
     package func spaceIndex(_ space: ProtectionSpace) -> BlindIndex {
@@ -63,6 +65,35 @@ package struct StoreKeyring: Sendable {
     /// of the `[String: Credential]` the store returns.
     package func userIndex(spaceIndex: BlindIndex, user: String) -> BlindIndex {
         blindIndex(.user, spaceIndex.bytes + Array(Unicode.nfc(user).utf8))
+    }
+
+    /// The tag of a credential's label: what a search by label finds it by. In NFC, as Swift
+    /// compares strings, so two spellings of one label are one tag; each string length-prefixed,
+    /// so a label can never encode as an attribute.
+    package func tagIndex(label: String) -> BlindIndex {
+        var message = ByteWriter(capacity: 16 + label.utf8.count)
+        message.append("label")
+        message.append(Unicode.nfc(label))
+        defer { message.wipe() }
+        return blindIndex(.tag, message.bytes)
+    }
+
+    /// The tag of one attribute of a credential, its name with its value.
+    package func tagIndex(attribute name: String, value: String) -> BlindIndex {
+        var message = ByteWriter(capacity: 24 + name.utf8.count + value.utf8.count)
+        message.append("attribute")
+        message.append(Unicode.nfc(name))
+        message.append(Unicode.nfc(value))
+        defer { message.wipe() }
+        return blindIndex(.tag, message.bytes)
+    }
+
+    /// The tags a credential row carries: its label's, and each attribute's.
+    package func tagIndexes(of credential: Credential) -> [BlindIndex] {
+        var tags: [BlindIndex] = []
+        if let label = credential.label { tags.append(tagIndex(label: label)) }
+        for (name, value) in credential.attributes { tags.append(tagIndex(attribute: name, value: value)) }
+        return tags
     }
 
     package func blindIndex(_ label: IndexLabel, _ message: [UInt8]) -> BlindIndex {

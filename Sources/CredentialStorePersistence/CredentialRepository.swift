@@ -13,6 +13,11 @@ package struct SealedCredential: Hashable, Sendable {
     package var sealedSpace: [UInt8]
     /// User and password together, so a lookup opens one ciphertext.
     package var sealedCredential: [UInt8]
+    /// The blind indexes of the credential's label and attributes, which a write keeps in
+    /// `credential_tags` beside the row (``CredentialRepositoryWriting/upsert(_:)``), so that a
+    /// search finds the row without opening every other. Set when the row is sealed; a row read
+    /// back carries none (they are not columns of it).
+    package var tagIndexes: [BlindIndex] = []
 
     package init(spaceIndex: BlindIndex, userIndex: BlindIndex, originIndex: BlindIndex, persistence: Persistence, created: Int64, modified: Int64, sealedSpace: [UInt8], sealedCredential: [UInt8]) {
         self.spaceIndex = spaceIndex
@@ -135,6 +140,10 @@ package protocol CredentialRepositoryReading {
     func defaultChoices(spaces spaceIndexes: Set<BlindIndex>) throws -> [BlindIndex: SealedDefault]
     func allCredentials() throws -> [SealedCredential]
     func allDefaultChoices() throws -> [SealedDefault]
+    /// How many credential rows carry tag `tagIndex` (a label's or an attribute's blind index).
+    func tagCount(_ tagIndex: BlindIndex) throws -> Int
+    /// The keys of the credential rows that carry tag `tagIndex`: the rows of its seal-tree leaf.
+    func credentialKeys(tagged tagIndex: BlindIndex) throws -> [(space: BlindIndex, user: BlindIndex)]
     /// The newest change-log entry's sequence number, and how many changes the log has held up to
     /// it (both 0 for an empty log).
     func changeLogPosition() throws -> (sequence: Int64, changeTotal: Int64)
@@ -180,9 +189,14 @@ package protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     /// Empties the seal tree (rekey and the migration that creates it build it again).
     func deleteAllSealNodes() throws
     func replaceSlots(_ slots: [KeySlot], header: StoreHeader) throws
+    /// Writes a credential row, and replaces that row's tag rows with its ``SealedCredential/tagIndexes``.
     func upsert(_ credential: SealedCredential) throws
-    /// Empties the credential and default tables (rekey re-seals everything in the same transaction).
+    /// Replaces the tag rows of the credential row (`spaceIndex`, `userIndex`) with `tagIndexes`
+    /// (migration 0010 tags the rows written before it).
+    func replaceTags(space spaceIndex: BlindIndex, user userIndex: BlindIndex, with tagIndexes: [BlindIndex]) throws
+    /// Empties the credential, tag and default tables (rekey re-seals everything in the same transaction).
     func deleteAllCredentials() throws
+    /// Deletes a credential row and its tag rows.
     func deleteCredential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws
     func setDefaultChoice(_ choice: SealedDefault) throws
     func deleteDefaultChoice(space spaceIndex: BlindIndex) throws

@@ -17,11 +17,16 @@ package struct SealedRowFingerprint: Hashable, Sendable {
         case credentials = 1, defaultChoices = 2, trustedDevices = 3
         // Sealed since migration 0007: the sync state, which decides what a merge keeps.
         case syncItems = 4, syncDefaults = 5, device = 6, syncClock = 7
+        // Sealed since migration 0010: the search tags, which decide what a search finds.
+        case credentialTags = 8
 
         /// The tables the seal covered before migration 0007.
         package static let sinceTableSeal: [Table] = [.credentials, .defaultChoices, .trustedDevices]
         /// The tables migration 0007 brought under the seal.
         package static let sinceSyncSeal: [Table] = [.syncItems, .syncDefaults, .device, .syncClock]
+        /// The tables the seal covered before the tree (migration 0008): what the legacy XOR seal
+        /// of migrations 0004 and 0007 sums. Tables sealed later never enter it.
+        package static let legacySeal: [Table] = sinceTableSeal + sinceSyncSeal
     }
 
     package var table: Table
@@ -91,6 +96,12 @@ extension SealedRowFingerprint {
 
     package init(_ device: SealedDevice) {
         self.init(table: .device, key: [], tags: device.deviceID + device.publicKey + Self.tag(device.sealedSecretKey), group: [])
+    }
+
+    /// A tag row has no ciphertext: its key is the whole row (tag, then the credential's key),
+    /// grouped by its tag.
+    package init(tagIndex: BlindIndex, space spaceIndex: BlindIndex, user userIndex: BlindIndex) {
+        self.init(table: .credentialTags, key: tagIndex.bytes + spaceIndex.bytes + userIndex.bytes, tags: [], group: tagIndex.bytes)
     }
 
     /// The clock has no ciphertext: its reading.

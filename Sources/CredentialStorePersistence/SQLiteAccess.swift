@@ -369,15 +369,76 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
                 observer.rowRemoved(old)
             }
             try statement(.replaceCredential).executeRaw(values)
+            try deleteTags(space: credential.spaceIndex, user: credential.userIndex)
         }
         observer?.rowAdded(SealedRowFingerprint(credential))
+        try insertTags(credential.tagIndexes, space: credential.spaceIndex, user: credential.userIndex)
+    }
+
+    package func replaceTags(space spaceIndex: BlindIndex, user userIndex: BlindIndex, with tagIndexes: [BlindIndex]) throws {
+        try deleteTags(space: spaceIndex, user: userIndex)
+        try insertTags(tagIndexes, space: spaceIndex, user: userIndex)
+    }
+
+    // MARK: Tags
+
+    private static let tagColumns = "tag_index, space_index, user_index"
+
+    /// A statement on `credential_tags`; nil when the store has no such table (a store that a
+    /// test migrated only part of the way, before 0010: no row of it has tags).
+    private func tagStatement(_ sql: String) throws -> Statement? {
+        do {
+            return try db.cachedStatement(sql: sql)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            guard try !db.hasTable("credential_tags") else { throw error }
+            return nil
+        }
+    }
+
+    /// Deletes a credential row's tag rows, each reported removed (by the index on the row's key).
+    private func deleteTags(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws {
+        guard let statement = try tagStatement(
+            "DELETE FROM credential_tags WHERE space_index = ? AND user_index = ? RETURNING \(Self.tagColumns)")
+        else { return }
+        try statement.forEachRawRow(binding: [spaceIndex, userIndex]) { row in
+            guard let tag = row.blob(0) else { throw Self.damagedRow }
+            observer?.rowRemoved(SealedRowFingerprint(tagIndex: BlindIndex(tag), space: spaceIndex, user: userIndex))
+        }
+    }
+
+    private func insertTags(_ tagIndexes: [BlindIndex], space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws {
+        guard !tagIndexes.isEmpty, let statement = try tagStatement(
+            "INSERT INTO credential_tags (\(Self.tagColumns)) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+        else { return }
+        for tagIndex in tagIndexes {
+            try statement.executeRaw([.blob(tagIndex), .blob(spaceIndex), .blob(userIndex)])
+            if db.changesCount > 0 { observer?.rowAdded(SealedRowFingerprint(tagIndex: tagIndex, space: spaceIndex, user: userIndex)) }
+        }
+    }
+
+    package func tagCount(_ tagIndex: BlindIndex) throws -> Int {
+        var count = 0
+        try tagStatement("SELECT count(*) FROM credential_tags WHERE tag_index = ?")?.forEachRawRow(binding: [tagIndex]) { row in
+            count = Int(row.int64(0))
+        }
+        return count
+    }
+
+    package func credentialKeys(tagged tagIndex: BlindIndex) throws -> [(space: BlindIndex, user: BlindIndex)] {
+        var keys: [(space: BlindIndex, user: BlindIndex)] = []
+        try tagStatement("SELECT space_index, user_index FROM credential_tags WHERE tag_index = ?")?.forEachRawRow(binding: [tagIndex]) { row in
+            guard let space = row.blob(0), let user = row.blob(1) else { throw Self.damagedRow }
+            keys.append((BlindIndex(space), BlindIndex(user)))
+        }
+        return keys
     }
 
     package func deleteAllCredentials() throws {
         if let observer {
-            try forEachFingerprint(in: [.credentials, .defaultChoices]) { fingerprint, _ in observer.rowRemoved(fingerprint) }
+            try forEachFingerprint(in: [.credentials, .defaultChoices, .credentialTags]) { fingerprint, _ in observer.rowRemoved(fingerprint) }
         }
         try db.execute(sql: "DELETE FROM credentials; DELETE FROM default_choices")
+        try tagStatement("DELETE FROM credential_tags")?.executeRaw([])
     }
 
     package func deleteCredential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws {
@@ -386,6 +447,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         }
         try db.cachedStatement(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index = ?")
             .executeRaw([.blob(spaceIndex), .blob(userIndex)])
+        try deleteTags(space: spaceIndex, user: userIndex)
     }
 
     package func setDefaultChoice(_ choice: SealedDefault) throws {
@@ -459,6 +521,9 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         case .syncClock:
             // One row (id = 1), no ciphertext: the reading itself is the fingerprint.
             ("sync_clock", "wall, counter, 0", 0, 2, "1")
+        case .credentialTags:
+            // No ciphertext: the whole row is its key (the tag first, which groups it in the tree).
+            ("credential_tags", "\(tagColumns), 0", 3, 3, "tag_index = ? AND space_index = ? AND user_index = ?")
         }
     }
 
@@ -507,6 +572,8 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     package func forEachFingerprint(in tables: [SealedRowFingerprint.Table], _ body: (SealedRowFingerprint, Bool) throws -> Void) throws {
         for table in tables {
+            // A store a test migrated only part of the way has no tags (nor their table).
+            if table == .credentialTags, try !db.hasTable("credential_tags") { continue }
             let shape = Self.fingerprintSQL(table)
             try db.cachedStatement(sql: "SELECT \(shape.columns) FROM \(shape.table)").forEachRawRow(binding: []) { row in
                 try body(Self.fingerprint(table, row), row.int64(shape.fingerprintColumns) != 0)

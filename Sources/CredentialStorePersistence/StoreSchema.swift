@@ -26,8 +26,8 @@ import Synchronization
 package enum StoreSchema {
     /// The newest migration and the digest of the schema the migrations through it build.
     package static let pinned = (
-        migration: "0009_credential_details",
-        digest: "3be4410fdcae1fc40051145485df0c76bbd5e43ea2fc789359889977b48f8f78"
+        migration: "0010_credential_tags",
+        digest: "6734e3b3089d5898bb89f8c1a3f8a78395bcb05eea4eb9ab38a3f02adda9c1b3"
     )
 
     /// A store's schema as found: its digest, and the newest migration its history records.

@@ -119,7 +119,7 @@ extension CredentialStorage {
     }
 
     /// Entries of credential rows, with whether each is its space's default.
-    private static func entries(_ rows: [SealedCredential], choices: [BlindIndex: SealedDefault], keys: StoreKeyring) throws -> [CredentialEntry] {
+    static func entries(_ rows: [SealedCredential], choices: [BlindIndex: SealedDefault], keys: StoreKeyring) throws -> [CredentialEntry] {
         let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
         // One snapshot, so a choice without its row is tampering, not a race with a writer.
         let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
@@ -140,7 +140,7 @@ extension CredentialStorage {
 
     /// `stored` with this instance's session credentials of the spaces `included` takes (a
     /// session default overrides what the disk says), sorted by host, port, realm and user.
-    private func withSessionEntries(_ stored: [CredentialEntry], _ included: (ProtectionSpace) -> Bool) throws -> [CredentialEntry] {
+    func withSessionEntries(_ stored: [CredentialEntry], _ included: (ProtectionSpace) -> Bool) throws -> [CredentialEntry] {
         var entries = stored
         for (space, entry) in currentSession().spaces where included(space) {
             for (user, credential) in entry.credentials {
@@ -169,15 +169,31 @@ extension CredentialStorage {
         _ = try followRekey()
         let keys = keys
         var report = VerificationReport(credentialsChecked: 0, defaultsChecked: 0, problems: [], authenticationFailures: 0)
-        let (rows, choices) = try repository.snapshotRead { try ($0.allCredentials(), $0.allDefaultChoices()) }
+        let (rows, choices, tagRows) = try repository.snapshotRead { reader in
+            var tagRows = Set<[UInt8]>()
+            try reader.forEachFingerprint(in: [.credentialTags]) { fingerprint, _ in tagRows.insert(fingerprint.key) }
+            return (try reader.allCredentials(), try reader.allDefaultChoices(), tagRows)
+        }
+        // The tag rows each credential's label and attributes call for, as the seal keys them.
+        var expectedTags = Set<[UInt8]>()
+        var everyRowOpened = true
         for (position, row) in rows.enumerated() {
             do {
-                _ = try keys.decryptAll(row)
+                let (_, credential) = try keys.decryptAll(row)
+                for tag in keys.tagIndexes(of: credential) { expectedTags.insert(tag.bytes + row.spaceIndex.bytes + row.userIndex.bytes) }
                 report.credentialsChecked += 1
             } catch {
+                everyRowOpened = false
                 report.problems.append("credential row \(position + 1) fails authentication: it was altered, or moved from another row")
                 report.authenticationFailures += 1
             }
+        }
+        // Sealed tag rows that are not the credentials' own: only a writer with the keys makes
+        // them (a bug), and a search would miss or wrongly consider a credential.
+        if everyRowOpened, tagRows != expectedTags {
+            report.problems.append(
+                "the search tags differ from the credentials' labels and attributes (\(expectedTags.subtracting(tagRows).count) missing, \(tagRows.subtracting(expectedTags).count) not a credential's)")
+            report.authenticationFailures += 1
         }
         let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
         for (position, choice) in choices.enumerated() {

@@ -71,6 +71,13 @@ final class SealChecks: Sendable {
         return Claim(leaf: leaf, state: SealTree.state(of: leaf, rows: rows.map(SealedRowFingerprint.init), keys: keys))
     }
 
+    /// The claim of a search tag's leaf: the keys of every credential row that carries it.
+    static func tagClaim(_ tagIndex: BlindIndex, _ keys: [(space: BlindIndex, user: BlindIndex)], keys keyring: StoreKeyring) -> Claim {
+        let leaf = SealTree.Leaf(kind: .tag, group: tagIndex.bytes)
+        let rows = keys.map { SealedRowFingerprint(tagIndex: tagIndex, space: $0.space, user: $0.user) }
+        return Claim(leaf: leaf, state: SealTree.state(of: leaf, rows: rows, keys: keyring))
+    }
+
     /// The claim of the trusted devices' leaf: every one of them.
     static func trustedDevicesClaim(_ trusted: [(keyIndex: BlindIndex, sealedPublicKey: [UInt8])], keys: StoreKeyring) -> Claim {
         let leaf = SealTree.Leaf(kind: .trustedDevices, group: [])

@@ -45,6 +45,7 @@ extension StoreKeyring {
         if credential.hasDetails { Self.appendDetails(of: credential, to: &plain) }
         defer { plain.wipe() }
         row.sealedCredential = encrypt(plain.bytes, ad: rowAD(.credential, row))
+        row.tagIndexes = tagIndexes(of: credential)
         return row
     }
 

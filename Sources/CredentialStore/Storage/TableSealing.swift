@@ -26,6 +26,8 @@ enum TableSealing {
     /// The migration after which credentials carry details; its keyed step folds the git helper's
     /// companions (``GitCompanionFold``).
     static let detailsMigration = "0009_credential_details"
+    /// The migration that adds the search tags; its keyed step tags every credential there is.
+    static let tagsMigration = "0010_credential_tags"
 
     static func tampered(_ detail: String) -> CredentialStorageError {
         CredentialStorageError(.tamperDetected,
@@ -113,7 +115,7 @@ enum TableSealing {
             // No seal before: one over every row now there (all tables, or, for a test that
             // stopped before 0007, those 0004 covered).
             pipeline.discardRowChanges()
-            let tables = coversSync ? SealedRowFingerprint.Table.allCases : SealedRowFingerprint.Table.sinceTableSeal
+            let tables = coversSync ? SealedRowFingerprint.Table.legacySeal : SealedRowFingerprint.Table.sinceTableSeal
             try writer.setTableSeal(Legacy.compute(writer, keys: keys, storeID: storeID, generation: 0, tables: tables))
         } else if coversSync {
             try extend(writer, pipeline: pipeline, to: SealedRowFingerprint.Table.sinceSyncSeal)
@@ -132,6 +134,23 @@ enum TableSealing {
             // A write like any other, on the tree just built or found (its nodes are checked as read).
             try GitCompanionFold.run(writer, pipeline: pipeline)
         }
+        if applied.contains(tagsMigration) {
+            try tagEveryCredential(writer, pipeline: pipeline)
+        }
+    }
+
+    /// Migration 0010's keyed step: each credential row gets the tag rows of its label and
+    /// attributes (which only its sealed fields know), folded into the tree as any write's. A row
+    /// that does not open is `tamperDetected`, and the migration rolls back.
+    private static func tagEveryCredential(_ writer: any CredentialRepositoryWriting, pipeline: WritePipeline) throws {
+        let keys = pipeline.keys
+        for row in try writer.allCredentials() {
+            let credential = try keys.decryptCredential(row)
+            guard keys.userIndex(spaceIndex: row.spaceIndex, user: credential.user) == row.userIndex else { throw StoreKeyring.tampered }
+            try writer.replaceTags(space: row.spaceIndex, user: row.userIndex, with: keys.tagIndexes(of: credential))
+            try pipeline.flushIfLarge(into: writer)
+        }
+        try pipeline.foldSeal(into: writer)
     }
 
     /// Folds every row of `tables`, which the seal did not cover, into it, one generation on. It
@@ -239,7 +258,7 @@ enum TableSealing {
         static func check(_ reader: any CredentialRepositoryReading, keys: StoreKeyring, storeID: [UInt8]) throws -> TableSeal {
             let seal = try stored(reader, keys: keys, storeID: storeID)
             let actual = try compute(reader, keys: keys, storeID: storeID, generation: seal.generation,
-                                     tables: SealedRowFingerprint.Table.allCases)
+                                     tables: SealedRowFingerprint.Table.legacySeal)
             guard actual.rowCount == seal.rowCount else {
                 throw tampered("\(seal.rowCount) rows sealed, \(actual.rowCount) present")
             }

@@ -241,6 +241,7 @@ final class WritePipeline: RowChangeObserver {
         "sync_defaults": .sealed(.syncDefaults, columns: ["space_index", "sealed_state"]),
         "device_identity": .sealed(.device, columns: ["id", "device_id", "public_key", "sealed_secret_key"]),
         "sync_clock": .sealed(.syncClock, columns: ["id", "wall", "counter"]),
+        "credential_tags": .sealed(.credentialTags, columns: ["tag_index", "space_index", "user_index"]),
         "store_seal": .outside(reason:
             "the seal itself: its generation, count and the tree's root are under a keyed MAC with the store id; an older copy of it matches no other tree, and a whole-store rollback is the rollback anchor's"),
         "seal_nodes": .outside(reason:

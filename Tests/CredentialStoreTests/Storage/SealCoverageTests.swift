@@ -71,6 +71,8 @@ import CredentialStoreTestSupport
     /// The answers the store gives, as a user or another machine sees them.
     struct Answers: Equatable, CustomStringConvertible {
         var credentials: [String]
+        /// What searches by label and attribute find (through the tag rows).
+        var searched: [String]
         var defaults: [String]
         var trusted: [String]
         var device: String
@@ -80,7 +82,7 @@ import CredentialStoreTestSupport
         var afterReplay: [String]
 
         var description: String {
-            "credentials \(credentials) defaults \(defaults) trusted \(trusted.count) exported \(exported) clock \(clock) replay \(replay) → \(afterReplay)"
+            "credentials \(credentials) searched \(searched) defaults \(defaults) trusted \(trusted.count) exported \(exported) clock \(clock) replay \(replay) → \(afterReplay)"
         }
     }
 
@@ -106,10 +108,10 @@ import CredentialStoreTestSupport
             let other = try TemporaryStore().open()
             do {
                 let storage = try store.open()
-                try storage.set(Fixture.credential("alice", "a1"), for: perm)
+                try storage.set(Credential(user: "alice", password: "a1", label: "work", attributes: ["env": "prod"]), for: perm)
                 try storage.set(Fixture.credential("bob", "b1"), for: perm)
                 try storage.setDefaultCredential(Fixture.credential("bob", "b1"), for: perm)
-                try storage.set(Fixture.credential("carol", "c1", .synchronizable), for: synced)
+                try storage.set(Credential(user: "carol", password: "c1", persistence: .synchronizable, label: "shared"), for: synced)
                 try storage.set(Fixture.credential("dave", "d1", .synchronizable), for: synced)
                 try storage.setDefaultCredential(Fixture.credential("dave", "d1", .synchronizable), for: synced)
                 try storage.set(Fixture.credential("erin", "e1", .synchronizable), for: gone)
@@ -129,8 +131,8 @@ import CredentialStoreTestSupport
                 let storage = try store.open()
                 usleep(5_000)
                 try storage.set(Fixture.credential("carol", "c2", .synchronizable), for: synced)
-                try storage.set(Fixture.credential("alice", "a2"), for: perm)
-                try storage.setDefaultCredential(Fixture.credential("alice", "a2"), for: perm)
+                try storage.set(Credential(user: "alice", password: "a2", label: "home"), for: perm)
+                try storage.setDefaultCredential(Credential(user: "alice", password: "a2", label: "home"), for: perm)
                 _ = try storage.remove(Fixture.credential("erin", ""), for: gone, options: .removeSynchronizable)
                 try storage.setDefaultCredential(Fixture.credential("carol", "c2", .synchronizable), for: synced)
                 try storage.trustDevice(try other.deviceKey)
@@ -176,6 +178,10 @@ import CredentialStoreTestSupport
                 all.flatMap { space, users in users.values.map { "\(space.host)/\($0.user)=\($0.password) \($0.persistence)" } }.sorted()
             }
             let credentials = render(try storage.allCredentials())
+            let searched = try [CredentialQuery(label: "home"), CredentialQuery(label: "work"), CredentialQuery(label: "shared"),
+                                CredentialQuery(attributes: ["env": "prod"])].map { query in
+                try storage.credentials(matching: query).map { "\($0.space.host)/\($0.user)" }.joined(separator: ",")
+            }
             let defaults = try spaces.map { "\($0.host): \(try storage.defaultCredential(for: $0)?.user ?? "-")" }
             let trusted = try storage.trustedDeviceKeys().map(\.description)
             let device = try storage.deviceKey.description + (try storage.deviceID)
@@ -188,7 +194,7 @@ import CredentialStoreTestSupport
             let clock = try storage.repository.read { try $0.syncClock() }.map { [$0.wall, $0.counter] } ?? []
             let report = try storage.importBundle(from: replay)
             return Answers(
-                credentials: credentials, defaults: defaults, trusted: trusted, device: device, exported: exported, clock: clock,
+                credentials: credentials, searched: searched, defaults: defaults, trusted: trusted, device: device, exported: exported, clock: clock,
                 replay: "\(report)", afterReplay: render(try storage.allCredentials()))
         }
 
