@@ -6,8 +6,12 @@ import Glibc
 
 /// Issue 12, finding 7, through the CLI: files of another user, and a store swapped for another.
 struct StoreReplacementCommandTests {
-    /// Moves another sandbox's store (database and key file) into `sandbox`'s place.
+    /// Moves another sandbox's store (database and key file) into `sandbox`'s place. The old
+    /// store's WAL and shared-memory files go too: a WAL left beside the new database (a loaded
+    /// machine can leave one for a moment after the last write) would be replayed onto it, and the
+    /// store would read as the old one under the new key file.
     func replace(_ sandbox: Sandbox, with other: Sandbox) throws {
+        for suffix in ["-wal", "-shm"] { _ = unlink(sandbox.store.path + suffix) }
         let keyFile = sandbox.store.deletingLastPathComponent().appendingPathComponent("store.key")
         let otherKey = other.store.deletingLastPathComponent().appendingPathComponent("store.key")
         for (from, to) in [(other.store, sandbox.store), (otherKey, keyFile)] {
