@@ -116,7 +116,8 @@ package struct GitCredentialRequest: Equatable {
             case "path": request.path = value
             case "username": request.username = value
             case "password": request.password = value
-            case "password_expiry_utc": request.passwordExpiry = Int64(value)
+            // As git reads it: 0, or a value out of range, is no expiry.
+            case "password_expiry_utc": request.passwordExpiry = Int64(value).flatMap { $0 > 0 ? $0 : nil }
             case "oauth_refresh_token": request.refreshToken = value
             case "wwwauth[]":
                 // git sends an empty `wwwauth[]=` to reset the list.
@@ -198,7 +199,11 @@ package struct GitCredentialRequest: Equatable {
     /// git also names the password (an erase), the one with that password: what a `get` without
     /// the user name gave git may be the user's credential in a later space.
     private func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
-        guard let username else { return try storage.defaultCredentialAndSpace(for: space, includingExpired: true) }
+        // A live default first: an expired one of the exact space must not hide a live one of a
+        // compatible method's; only when there is none, the expired one (for its refresh token).
+        guard let username else {
+            return try storage.defaultCredentialAndSpace(for: space) ?? storage.defaultCredentialAndSpace(for: space, includingExpired: true)
+        }
         var first: (space: ProtectionSpace, credential: Credential)?
         for candidate in space.compatibleSpaces {
             guard let credential = try storage.credentials(for: candidate)[username] else { continue }

@@ -190,6 +190,22 @@ struct GitCredentialCommandTests {
         #expect(try sandbox.run(["list", "--json"]).stdout == "[]\n")
     }
 
+    @Test func anExpiryOfZeroIsNoExpiryAndAnExpiredDefaultDoesNotHideALiveOne() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        // git reads password_expiry_utc=0 as "never expires".
+        _ = try helper(sandbox, "store", origin + ["username=alice", "password=forever", "password_expiry_utc=0"])
+        #expect(try helper(sandbox, "get", origin).stdout == "username=alice\npassword=forever\n")
+        // An expired credential stored without a method (the exact space of git's request) beside a
+        // live one stored for Basic, same realm: the live one answers.
+        try sandbox.add("https://api.example.com", user: "live", password: "live-pw", ["--realm", "R", "--method", "basic"])
+        let expired = try sandbox.run(["add", "https://api.example.com", "--user", "old", "--realm", "R",
+                                       "--expires", "2001-01-01T00:00:00Z", "--refresh-token"] + sandbox.storeArguments, stdin: "old-pw\nrt-old\n")
+        #expect(expired.status == 0, "\(expired.stderr)")
+        let challenge = ["protocol=https", "host=api.example.com", "wwwauth[]=Basic realm=\"R\""]
+        #expect(try helper(sandbox, "get", challenge, sandbox.storeArguments).stdout == "username=live\npassword=live-pw\n")
+    }
+
     @Test func anEmptyUserAndPasswordAreStoredAndAnsweredAsGitApprovedThem() throws {
         let sandbox = try Sandbox()
         let origin = ["protocol=https", "host=sso.example.com"]
