@@ -33,8 +33,7 @@ public struct CredentialEntry: Hashable, Sendable, Codable {
 
     /// Whether its password has expired at `date`.
     public func isExpired(at date: Date = Date()) -> Bool {
-        guard let expires else { return false }
-        return expires.timeIntervalSince1970 <= date.timeIntervalSince1970.rounded(.down)
+        Credential.hasPassed(expires.map(Credential.wholeSeconds), at: Credential.wholeSeconds(date))
     }
 
     init(space: ProtectionSpace, user: String, persistence: Persistence, isDefault: Bool, created: Date?, modified: Date?, details: Credential? = nil) {

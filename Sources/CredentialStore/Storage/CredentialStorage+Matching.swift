@@ -90,7 +90,7 @@ extension CredentialStorage {
     func defaultsOnOrigin(of space: ProtectionSpace) throws -> [(space: ProtectionSpace, credential: Credential)] {
         let now = clock.now()
         return try allDefaultsOnOrigin(of: space).filter { found in
-            found.credential.expiresEpochSeconds.map { $0 > now / 1000 } ?? true
+            !Credential.hasPassed(found.credential.expiresEpochSeconds, at: now / 1000)
         }
     }
 

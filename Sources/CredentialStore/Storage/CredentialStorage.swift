@@ -301,8 +301,8 @@ public final class CredentialStorage: Sendable {
         try space.validate()
         let now = includingExpired ? nil : clock.now()
         func usable(_ credential: Credential?) -> Credential? {
-            guard let credential, let now, let expiry = credential.expiresEpochSeconds else { return credential }
-            return expiry > now / 1000 ? credential : nil
+            guard let credential, let now else { return credential }
+            return Credential.hasPassed(credential.expiresEpochSeconds, at: now / 1000) ? nil : credential
         }
         return try readFollowingRekey({ keys in
             // The exact space answers almost every lookup: the compatible spaces (each a new

@@ -57,8 +57,13 @@ public struct Credential: Hashable, Sendable {
 
     /// Whether the password has expired at `date`: its expiry is at or before it.
     public func isExpired(at date: Date = Date()) -> Bool {
-        guard let expirySeconds else { return false }
-        return expirySeconds <= Self.wholeSeconds(date)
+        Self.hasPassed(expirySeconds, at: Self.wholeSeconds(date))
+    }
+
+    /// The one rule for expiry: an expiry (whole seconds since 1970) has passed from its own
+    /// second on; no expiry never passes.
+    package static func hasPassed(_ expiry: Int64?, at seconds: Int64) -> Bool {
+        expiry.map { $0 <= seconds } ?? false
     }
 
     /// The expiry in whole seconds since 1970, as stored; `nil` when there is none.
@@ -72,7 +77,8 @@ public struct Credential: Hashable, Sendable {
         expirySeconds != nil || refreshToken != nil || label != nil || comment != nil || !attributes.isEmpty
     }
 
-    private static func wholeSeconds(_ date: Date) -> Int64 {
+    /// `date` in whole seconds since 1970, as expiries are kept.
+    package static func wholeSeconds(_ date: Date) -> Int64 {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         // A date no calendar reaches saturates rather than traps.
         guard seconds.isFinite else { return seconds > 0 ? .max : .min }
