@@ -52,13 +52,7 @@ struct AddCommand: ParsableCommand {
     /// `--expires`: an ISO 8601 time in UTC, or a whole number of days, hours, minutes or seconds
     /// from `now`.
     static func expiry(_ text: String, now: Date) throws -> Date {
-        if let unit = text.last, let count = Int(text.dropLast()), count >= 0 {
-            let seconds: [Character: Int] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
-            if let scale = seconds[unit] {
-                let (total, overflow) = count.multipliedReportingOverflow(by: scale)
-                if !overflow { return now.addingTimeInterval(TimeInterval(total)) }
-            }
-        }
+        if let seconds = DurationText.seconds(text) { return now.addingTimeInterval(TimeInterval(seconds)) }
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         if let date = formatter.date(from: text) { return date }

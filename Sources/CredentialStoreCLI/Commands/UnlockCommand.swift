@@ -30,13 +30,11 @@ struct UnlockCommand: ParsableCommand {
 
     /// A duration of whole days, hours, minutes or seconds, at least one second and at most a year.
     static func seconds(_ text: String) throws -> UInt32 {
-        let scale: [Character: UInt32] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
-        guard let unit = text.last, let factor = scale[unit], let count = UInt32(text.dropLast()), count > 0 else {
+        guard let total = DurationText.seconds(text), total > 0 else {
             throw ValidationError("--timeout takes a duration such as 90s, 15m, 8h or 1d")
         }
-        let (total, overflow) = count.multipliedReportingOverflow(by: factor)
-        guard !overflow, total <= 366 * 86_400 else { throw ValidationError("--timeout is at most a year") }
-        return total
+        guard total <= 366 * 86_400 else { throw ValidationError("--timeout is at most a year") }
+        return UInt32(total)
     }
 
     func run() throws {

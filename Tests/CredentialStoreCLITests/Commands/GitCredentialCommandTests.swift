@@ -17,6 +17,16 @@ struct GitCredentialCommandTests {
         return result
     }
 
+    /// `git credential ACTION` (the installed git) with `stdin`, credstore on `sandbox.store` as
+    /// its only helper, and no prompt anywhere.
+    private func realGit(_ action: String, _ stdin: String, in sandbox: Sandbox) throws -> RunResult {
+        // git appends the action to the helper string, after the options.
+        let helper = "\(Sandbox.binary.path) git-credential --store \(sandbox.store.path)"
+        return try runProgram("/usr/bin/git", ["-c", "credential.helper=", "-c", "credential.helper=\(helper)", "credential", action],
+                              stdin: stdin, in: sandbox,
+                              environment: ["GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "", "SSH_ASKPASS": ""])
+    }
+
     @Test func storeThenGetThenErase() throws {
         let sandbox = try Sandbox()
         let origin = ["protocol=https", "host=git.example.com"]
@@ -214,24 +224,20 @@ struct GitCredentialCommandTests {
     }
 
     @Test func realGitDoesNotGetAnExpiredPassword() throws {
-        let git = "/usr/bin/git"
-        try #require(FileManager.default.isExecutableFile(atPath: git), "git is not installed: run .ci/setup")
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "git is not installed: run .ci/setup")
         let sandbox = try Sandbox()
-        let helperLine = "\(Sandbox.binary.path) git-credential --store \(sandbox.store.path)"
-        let arguments = ["-c", "credential.helper=", "-c", "credential.helper=\(helperLine)", "credential"]
-        let environment = ["GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "", "SSH_ASKPASS": ""]
         let request = "protocol=https\nhost=repo.example.com\n"
         // git 2.39 does not pass password_expiry_utc or oauth_refresh_token on to helpers (2.40 and
         // 2.41 added them): they are written here by the protocol's own lines.
         _ = try helper(sandbox, "store", ["protocol=https", "host=repo.example.com", "username=alice", "password=stale",
                                           "password_expiry_utc=1700000000", "oauth_refresh_token=rt"], sandbox.storeArguments)
-        let filled = try runProgram(git, arguments + ["fill"], stdin: request + "\n", in: sandbox, environment: environment)
+        let filled = try realGit("fill", request + "\n", in: sandbox)
         #expect(filled.status != 0, "git had no password to use: \(filled.stdout)")
         #expect(!filled.stdout.contains("password=stale"))
         // A fresh approval through git replaces the expired password and drops its expiry.
-        let approved = try runProgram(git, arguments + ["approve"], stdin: request + "username=alice\npassword=fresh\n\n", in: sandbox, environment: environment)
+        let approved = try realGit("approve", request + "username=alice\npassword=fresh\n\n", in: sandbox)
         #expect(approved.status == 0, "\(approved.stderr)")
-        let refilled = try runProgram(git, arguments + ["fill"], stdin: request + "\n", in: sandbox, environment: environment)
+        let refilled = try realGit("fill", request + "\n", in: sandbox)
         #expect(refilled.status == 0, "\(refilled.stderr)")
         #expect(refilled.stdout.contains("username=alice\npassword=fresh\n"))
     }
@@ -244,25 +250,20 @@ struct GitCredentialCommandTests {
     }
 
     @Test func realGitApprovesFillsAndRejects() throws {
-        let git = "/usr/bin/git"
-        try #require(FileManager.default.isExecutableFile(atPath: git), "git is not installed: run .ci/setup")
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "git is not installed: run .ci/setup")
         let sandbox = try Sandbox()
-        // git appends the action to the helper string, after the options.
-        let helper = "\(Sandbox.binary.path) git-credential --store \(sandbox.store.path)"
-        let arguments = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)", "credential"]
-        let environment = ["GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "", "SSH_ASKPASS": ""]
         let request = "protocol=https\nhost=repo.example.com\n"
 
-        let approved = try runProgram(git, arguments + ["approve"], stdin: request + "username=alice\npassword=first\n\n", in: sandbox, environment: environment)
+        let approved = try realGit("approve", request + "username=alice\npassword=first\n\n", in: sandbox)
         #expect(approved.status == 0, "\(approved.stderr)")
-        let filled = try runProgram(git, arguments + ["fill"], stdin: request + "\n", in: sandbox, environment: environment)
+        let filled = try realGit("fill", request + "\n", in: sandbox)
         #expect(filled.status == 0, "\(filled.stderr)")
         #expect(filled.stdout.contains("username=alice\npassword=first\n"))
 
         // A wrong password: git rejects it, and the helper forgets it.
-        let rejected = try runProgram(git, arguments + ["reject"], stdin: request + "username=alice\npassword=first\n\n", in: sandbox, environment: environment)
+        let rejected = try realGit("reject", request + "username=alice\npassword=first\n\n", in: sandbox)
         #expect(rejected.status == 0, "\(rejected.stderr)")
-        let refilled = try runProgram(git, arguments + ["fill"], stdin: request + "\n", in: sandbox, environment: environment)
+        let refilled = try realGit("fill", request + "\n", in: sandbox)
         #expect(refilled.status != 0, "fill should have nothing to give: \(refilled.stdout)")
         #expect(!refilled.stdout.contains("password=first"))
         #expect(try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout == "[]\n")
