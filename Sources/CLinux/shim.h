@@ -5,6 +5,7 @@
 // executable as well as a dynamic one.
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,5 +26,11 @@ static inline long credstore_add_key(const char *type, const char *description, 
 static inline long credstore_keyctl(int operation, unsigned long a2, unsigned long a3, unsigned long a4,
                                     unsigned long a5) {
     return syscall(SYS_keyctl, operation, a2, a3, a4, a5);
+}
+
+/// pipe2(2) with O_CLOEXEC, so that no other process spawned meanwhile inherits the pipe; pipe2 is
+/// declared only under _GNU_SOURCE, which the Glibc module is not built with.
+static inline int credstore_pipe_cloexec(int fds[2]) {
+    return (int)syscall(SYS_pipe2, fds, O_CLOEXEC);
 }
 #endif

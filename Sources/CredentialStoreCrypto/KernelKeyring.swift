@@ -57,7 +57,7 @@ package enum KernelKeyring {
         guard credstore_keyctl(keyctlSetTimeout, id, UInt(timeout), 0, 0) == 0 else { throw failure("set the key's timeout") }
         return Int32(truncatingIfNeeded: serial)
         #else
-        throw CredentialStorageError(.io, "the kernel keyring is a Linux service")
+        throw CredentialStorageError(.unavailable, "the kernel keyring is a Linux service")
         #endif
     }
 
@@ -106,7 +106,10 @@ package enum KernelKeyring {
     private static func failure(_ what: String) -> CredentialStorageError {
         let code = errno
         let reason = String(cString: strerror(code))
-        return CredentialStorageError(.io, "could not \(what) (\(reason)); is the kernel keyring available here (keyctl(2))?")
+        // A kernel built without keys says ENOSYS; a container's seccomp filter (Docker's default)
+        // says EPERM: either way the keyring is not there to use, which is not an I/O failure.
+        let missing = code == ENOSYS || code == EPERM
+        return CredentialStorageError(missing ? .unavailable : .io, "could not \(what) (\(reason)); is the kernel keyring available here (keyctl(2))?")
     }
     #endif
 }

@@ -158,12 +158,17 @@ enum StoreFiles {
 
     // MARK: Key files
 
-    /// "CSKEY", a zero byte and the format version; then the 32 key bytes.
+    /// "CSKEY", a zero byte and the format version; then the 32 key bytes (version 1), or the key
+    /// sealed by systemd-creds, its base64 text (version 2).
     private static let keyFileMagic: [UInt8] = [0x43, 0x53, 0x4B, 0x45, 0x59, 0x00, 0x00, 0x01]
-    private static let keyFileLength = 8 + 32
+    private static let sealedKeyFileMagic: [UInt8] = [0x43, 0x53, 0x4B, 0x45, 0x59, 0x00, 0x00, 0x02]
+    private static let keyBytes = 32
+    private static let keyFileLength = 8 + keyBytes
+    /// A sealed key is a few hundred bytes of base64; anything near this is not one.
+    private static let sealedKeyFileLimit = 16 * 1024
 
-    /// Reads a key file into guarded memory.
-    static func readKeyFile(_ url: URL) throws -> SecureBytes {
+    /// Reads a key file into guarded memory, unsealing it with systemd-creds if it is sealed.
+    static func readKeyFile(_ url: URL, sealer: SystemdCreds = .system) throws -> SecureBytes {
         guard try checkExisting(url.path) else {
             throw CredentialStorageError(.notFound, "the key file \(url.path) does not exist; pass the key file this store was created with")
         }
@@ -176,8 +181,8 @@ enum StoreFiles {
             throw CredentialStorageError(.io, "could not open the key file \(url.path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
-        // One byte more than a key file holds, to notice a file that is too long.
-        return try withUnsafeTemporaryAllocation(byteCount: keyFileLength + 1, alignment: 16) { buffer in
+        // One byte more than the longest key file, to notice a file that is too long.
+        return try withUnsafeTemporaryAllocation(byteCount: sealedKeyFileLimit + 1, alignment: 16) { buffer in
             defer { Sodium.zero(buffer) }
             var total = 0
             while total < buffer.count {
@@ -186,11 +191,52 @@ enum StoreFiles {
                 guard count > 0 else { break }
                 total += count
             }
-            guard total == keyFileLength, Array(buffer[0..<8]) == keyFileMagic else {
-                throw CredentialStorageError(.wrongKey, "\(url.path) is not a credstore key file")
+            let magic = total >= 8 ? Array(buffer[0..<8]) : []
+            if magic == keyFileMagic, total == keyFileLength {
+                return try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: buffer[8..<keyFileLength]))
             }
-            return try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: buffer[8..<keyFileLength]))
+            if magic == sealedKeyFileMagic, total <= sealedKeyFileLimit {
+                return try sealer.unseal(Array(buffer[8..<total]), keyBytes: keyBytes)
+            }
+            throw CredentialStorageError(.wrongKey, "\(url.path) is not a credstore key file")
         }
+    }
+
+    /// Whether the key file at `path` is sealed by systemd-creds; nil when it cannot be read.
+    static func isSealedKeyFile(_ path: String) -> Bool? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var magic = [UInt8](repeating: 0, count: 8)
+        guard read(fd, &magic, 8) == 8 else { return nil }
+        return magic == sealedKeyFileMagic
+    }
+
+    /// Writes a new random key file (0600) sealed by `sealer`, which this machine alone can open;
+    /// nil if a key file appeared meanwhile. The key exists unsealed only in guarded memory.
+    static func createSealedKeyFile(_ url: URL, sealer: SystemdCreds) throws -> SecureBytes? {
+        let key = try SecureBytes.random(count: keyBytes)
+        let sealed = try sealer.seal(key)
+        // The sealed form must open here before it replaces nothing and becomes the only copy.
+        let check = try sealer.unseal(sealed, keyBytes: keyBytes)
+        guard check.withUnsafeBytes({ key.constantTimeEquals(Array($0)) }) else {
+            throw CredentialStorageError(.io, "systemd-creds did not give back the key it sealed")
+        }
+        return try linkNewKeyFile(url, contents: sealedKeyFileMagic + sealed) ? key : nil
+    }
+
+    /// Seals the plain key file at `url` in place, through a rename; false when it is sealed
+    /// already.
+    static func sealKeyFile(_ url: URL, sealer: SystemdCreds) throws -> Bool {
+        if isSealedKeyFile(url.path) == true { return false }
+        let key = try readKeyFile(url, sealer: sealer)
+        let sealed = try sealer.seal(key)
+        let check = try sealer.unseal(sealed, keyBytes: keyBytes)
+        guard check.withUnsafeBytes({ key.constantTimeEquals(Array($0)) }) else {
+            throw CredentialStorageError(.io, "systemd-creds did not give back the key it sealed")
+        }
+        try writeAtomically(url, bytes: sealedKeyFileMagic + sealed)
+        return true
     }
 
     /// Writes a new random key file (0600) and returns its key; nil if one appeared meanwhile.
@@ -199,19 +245,25 @@ enum StoreFiles {
     /// if the name exists: another process never reads half a key file, and two processes
     /// creating the same store never overwrite each other's key.
     static func createKeyFile(_ url: URL) throws -> SecureBytes? {
-        try ensureDirectory(url.deletingLastPathComponent())
-        let key = try SecureBytes.random(count: 32)
+        let key = try SecureBytes.random(count: keyBytes)
         var contents = keyFileMagic
         key.withUnsafeBytes { contents.append(contentsOf: $0) }
         defer { Sodium.zero(&contents) }
+        return try linkNewKeyFile(url, contents: contents) ? key : nil
+    }
+
+    /// Puts `contents` at `url` whole, under a temporary name linked into place; false if a file
+    /// is already there.
+    private static func linkNewKeyFile(_ url: URL, contents: [UInt8]) throws -> Bool {
+        try ensureDirectory(url.deletingLastPathComponent())
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).new").path
         unlink(temporary)
         try contents.withUnsafeBytes { _ = try createExclusive(temporary, contents: $0) }
         defer { unlink(temporary) }
         guard link(temporary, url.path) == 0 else {
-            if errno == EEXIST { return nil }
+            if errno == EEXIST { return false }
             throw CredentialStorageError(.io, "could not create the key file \(url.path): \(String(cString: strerror(errno)))")
         }
-        return key
+        return true
     }
 }

@@ -2,7 +2,8 @@ import ArgumentParser
 import CredentialStore
 import Foundation
 
-/// `credstore init [--passphrase]`: creates a store, unlocked by a key file or a passphrase.
+/// `credstore init [--passphrase | --seal-with systemd-creds]`: creates a store, unlocked by a key
+/// file (plain, or sealed to this machine) or a passphrase.
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
@@ -14,6 +15,11 @@ struct InitCommand: ParsableCommand {
             from CREDSTORE_PASSPHRASE or typed twice at a prompt. Running init on an existing \
             store of the same kind changes nothing.
 
+            With --seal-with systemd-creds the key file is sealed to this machine by \
+            systemd-creds (its TPM2 where it has one, else its host key): the store opens \
+            unattended here and nowhere else. On an existing key-file store it seals the key \
+            file in place. Before systemd 256 only root can seal with the host key.
+
             credstore remembers which store it last opened at each path (its id, and whether a \
             key file or a passphrase unlocks it), and refuses (exit 77) a store that was put in \
             its place. If you replaced the store yourself, --force accepts the store that is \
@@ -23,6 +29,9 @@ struct InitCommand: ParsableCommand {
     @Flag(help: "Lock the store with a passphrase rather than a key file.")
     var passphrase = false
 
+    @Option(name: .customLong("seal-with"), help: "Seal the key file to this machine with this tool.")
+    var sealWith: SealName?
+
     @Flag(help: "Accept the store now at the path as this path's store, when it replaced another on purpose.")
     var force = false
 
@@ -31,6 +40,9 @@ struct InitCommand: ParsableCommand {
     func validate() throws {
         if passphrase, global.keyFile != nil {
             throw ValidationError("--passphrase and --key-file exclude each other: a passphrase store has no key file")
+        }
+        if passphrase, sealWith != nil {
+            throw ValidationError("--passphrase and --seal-with exclude each other: a passphrase store has no key file to seal")
         }
     }
 
@@ -52,29 +64,62 @@ struct InitCommand: ParsableCommand {
             if force {
                 _ = try location.openExisting(console, orFail: CommandFailure(.notFound, "the store \(location.path) went away; run init again"))
             }
-            report(location, protection: existing, created: false, console)
+            var sealed = false
+            if let sealWith {
+                // Opened first: only the key file that opens this store is sealed in its place.
+                _ = try location.openExisting(console, orFail: CommandFailure(.notFound, "the store \(location.path) went away; run init again"))
+                sealed = try CredentialStorage.sealKeyFile(at: location.keyFileURL, with: sealWith.seal)
+            }
+            report(location, protection: existing, created: false, sealedNow: sealed, console)
             return
         }
 
-        let key: StoreKey = passphrase
-            ? .passphrase(try console.readNewPassphrase(from: "CREDSTORE_PASSPHRASE", prompt: "New passphrase for \(location.path): "))
-            : .keyFile(location.keyFileURL)
+        let key: StoreKey
+        if passphrase {
+            key = .passphrase(try console.readNewPassphrase(from: "CREDSTORE_PASSPHRASE", prompt: "New passphrase for \(location.path): "))
+        } else {
+            key = .keyFile(location.keyFileURL)
+            if let sealWith {
+                // A key file already there (kept from an earlier store, or made by hand) is sealed
+                // as it is; otherwise a new key is made sealed, never written in the clear.
+                if FileManager.default.fileExists(atPath: location.keyFileURL.path) {
+                    try CredentialStorage.sealKeyFile(at: location.keyFileURL, with: sealWith.seal)
+                } else {
+                    try CredentialStorage.createSealedKeyFile(at: location.keyFileURL, sealedWith: sealWith.seal)
+                }
+            }
+        }
         _ = try CredentialStorage(at: location.databaseURL, key: key, logger: StoreLocation.logger(console))
-        report(location, protection: wanted, created: true, console)
+        report(location, protection: wanted, created: true, sealedNow: false, console)
     }
 
-    private func report(_ location: StoreLocation, protection: StoreProtection, created: Bool, _ console: Console) {
+    private func report(_ location: StoreLocation, protection: StoreProtection, created: Bool, sealedNow: Bool, _ console: Console) {
         let keyFile = protection == .keyFile ? location.keyFileURL.path : nil
+        let seal = keyFile.flatMap { CredentialStorage.keyFileSeal(at: URL(fileURLWithPath: $0)) }
         if global.json {
             console.output.write(JSONValue.object([
                 ("store", .string(location.path)),
                 ("protection", .string(protection.rawValue)),
                 ("keyFile", .string(keyFile)),
+                ("sealedWith", .string(seal?.rawValue)),
                 ("created", .bool(created)),
             ]).rendered + "\n")
             return
         }
-        let kind = keyFile.map { "unlocked by the key file \($0)" } ?? "locked with a passphrase"
-        console.output.write(created ? "Created \(location.path), \(kind)\n" : "\(location.path) already exists, \(kind)\n")
+        var kind = keyFile.map { "unlocked by the key file \($0)" } ?? "locked with a passphrase"
+        if let seal { kind += ", sealed to this machine by \(seal.rawValue)" }
+        let what = created ? "Created \(location.path)" : sealedNow ? "Sealed the key file of \(location.path)" : "\(location.path) already exists"
+        console.output.write("\(what), \(kind)\n")
+    }
+}
+
+/// The tools `init --seal-with` takes: the library's ``KeyFileSeal`` by its command-line name.
+enum SealName: String, CaseIterable, ExpressibleByArgument {
+    case systemdCreds = "systemd-creds"
+
+    var seal: KeyFileSeal {
+        switch self {
+        case .systemdCreds: .systemdCreds
+        }
     }
 }

@@ -92,14 +92,16 @@ struct StatusCommand: ParsableCommand {
         guard location.storeExists else { throw CommandFailure(.notFound, "there is no store at \(location.path)") }
         let passphrase = try location.storeExistsAsPassphraseStore()
         let until = passphrase ? try CredentialStorage.unlockedUntil(storeAt: location.databaseURL) : nil
+        let seal = passphrase ? nil : CredentialStorage.keyFileSeal(at: location.keyFileURL)
         if global.json {
             console.output.write(JSONValue.object([
                 ("protection", .string(passphrase ? "passphrase" : "keyFile")),
+                ("sealedWith", .string(seal?.rawValue)),
                 ("unlocked", .bool(!passphrase || until != nil)),
                 ("until", .string(until.map(Describe.timestamp))),
             ]).rendered + "\n")
         } else if !passphrase {
-            console.output.write("\(location.path): unlocked by its key file\n")
+            console.output.write("\(location.path): unlocked by its key file\(seal.map { ", sealed to this machine by \($0.rawValue)" } ?? "")\n")
         } else if let until {
             console.output.write("\(location.path): unlocked until \(Describe.timestamp(until))\n")
         } else {

@@ -13,6 +13,8 @@ extension ExitCode {
     public static let ioError = ExitCode(74)
     /// The key does not unlock the store, a row was tampered with, or a file is open to others (EX_NOPERM).
     public static let noPermission = ExitCode(77)
+    /// What the command needs from the system is missing: `systemd-creds`, the kernel keyring (EX_UNAVAILABLE).
+    public static let unavailable = ExitCode(69)
 }
 
 extension CredentialStorageError.Code {
@@ -29,6 +31,7 @@ extension CredentialStorageError.Code {
         case .invalidProtectionSpace, .invalidInput, .invalidBundle, .bundleTooOld, .ambiguousMatch: .dataError
         case .wrongKey, .locked, .tamperDetected, .permissionsTooOpen, .bundleNotForThisStore: .noPermission
         case .corrupt, .io, .unsupportedFormatVersion: .ioError
+        case .unavailable: .unavailable
         default: .ioError
         }
     }

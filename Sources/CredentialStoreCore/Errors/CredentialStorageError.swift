@@ -61,6 +61,9 @@ public struct CredentialStorageError: Error, Hashable, Sendable, CustomStringCon
         /// session: never unlocked, locked again, expired, or unlocked before its passphrase or
         /// key changed.
         public static let locked = Code(rawValue: "locked")
+        /// What the operation needs from the system is not there or not allowed: the kernel
+        /// keyring, or `systemd-creds` for a sealed key file.
+        public static let unavailable = Code(rawValue: "unavailable")
     }
 
     /// What went wrong.
