@@ -10,6 +10,10 @@ let package = Package(
         // is built with it.
         .library(name: "CredentialStore", targets: ["CredentialStore", "CredentialStoreCore", "CredentialStoreChallenges"]),
         .library(name: "CredentialStoreNetworking", targets: ["CredentialStoreNetworking"]),
+        // The TLS half of the keychain in products of their own, so that the core product keeps its
+        // small dependency set: evaluation and PEM on swift-certificates, the bridge on swift-nio-ssl.
+        .library(name: "CredentialStoreTLS", targets: ["CredentialStoreTLS"]),
+        .library(name: "CredentialStoreNIOSSL", targets: ["CredentialStoreNIOSSL"]),
         .executable(name: "credstore", targets: ["credstore"]),
     ],
     dependencies: [
@@ -17,6 +21,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        // For CredentialStoreTLS and CredentialStoreNIOSSL only; the CredentialStore product uses none.
+        .package(url: "https://github.com/apple/swift-certificates", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", exact: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        // Tests only: the TLS bridge is shown with a real HTTP client.
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         // `swift package generate-documentation`, which .ci/docs runs; no target depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
@@ -73,6 +85,29 @@ let package = Package(
         .target(
             name: "CredentialStoreNetworking",
             dependencies: ["CredentialStore"]
+        ),
+        // Above the core, beside the store (it must not know the store): client identities from PEM,
+        // certificate summaries, public-key pins and the evaluation of a server's chain.
+        .target(
+            name: "CredentialStoreTLS",
+            dependencies: [
+                "CredentialStoreCore",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The swift-nio-ssl bridge: PKCS #12 import and a client TLSConfiguration that applies a
+        // ServerTrust through CredentialStoreTLS's evaluator.
+        .target(
+            name: "CredentialStoreNIOSSL",
+            dependencies: [
+                "CredentialStoreTLS",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // To look into a PKCS #12 bundle before swift-nio-ssl opens it.
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         .target(
             name: "CredentialStoreCLI",
@@ -160,6 +195,22 @@ let package = Package(
         .testTarget(
             name: "CredentialStoreCLITests",
             dependencies: ["CredentialStoreCLI", "CredentialStore", "CredentialStoreTestSupport", "credstore"]
+        ),
+        .testTarget(
+            name: "CredentialStoreTLSTests",
+            dependencies: [
+                "CredentialStoreTLS",
+                "CredentialStoreNIOSSL",
+                "CredentialStoreCore",
+                "CredentialStoreTestSupport",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,168 @@
+import AsyncHTTPClient
+import CredentialStoreCore
+import CredentialStoreNIOSSL
+import CredentialStoreTLS
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import Testing
+
+/// The bridge against a real TLS server on loopback (`openssl s_server` requiring a client
+/// certificate from the test CA): async-http-client with the identity, and the pins through the
+/// pipeline's verification callback, before and after the server's key is rotated.
+@Suite struct LoopbackTLSTests {
+    @Test func asyncHTTPClientWithTheIdentityGets200AndWithoutItTheHandshakeFails() async throws {
+        let pki = try TestPKI()
+        let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
+        defer { server.stop() }
+        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
+        let trust = ServerTrust(anchors: [try pki.der("ca.pem")])
+        let url = "https://127.0.0.1:\(server.port)/"
+
+        let withIdentity = try TLSConfiguration.clientConfiguration(identity: identity, trust: trust)
+        #expect(try await status(of: url, configuration: withIdentity) == 200)
+
+        let withoutIdentity = try TLSConfiguration.clientConfiguration(identity: nil, trust: trust)
+        await expectFailure { try await status(of: url, configuration: withoutIdentity) }
+    }
+
+    @Test func aConfigurationForPinnedTrustFailsClosedWhereNoCallbackRuns() async throws {
+        let pki = try TestPKI()
+        let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
+        defer { server.stop() }
+        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
+        // Even the right pin: async-http-client cannot check it, so it must not connect.
+        let pinned = ServerTrust(pins: [try #require(PublicKeyPin(certificate: try pki.der("server.pem")))], anchors: [try pki.der("ca.pem")])
+        let configuration = try TLSConfiguration.clientConfiguration(identity: identity, trust: pinned)
+        await expectFailure { try await status(of: "https://127.0.0.1:\(server.port)/", configuration: configuration) }
+    }
+
+    @Test func rightPinPassesWrongPinFailsWithTheTypedReason() async throws {
+        let pki = try TestPKI()
+        let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
+        defer { server.stop() }
+        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
+        let ca = try pki.der("ca.pem")
+        let current = try #require(PublicKeyPin(certificate: try pki.der("server.pem")))
+        let wrong = try #require(PublicKeyPin(digest: Array(repeating: 0x5A, count: 32)))
+
+        try await handshake(port: server.port, identity: identity, trust: ServerTrust(pins: [current], anchors: [ca]))
+        await #expect(throws: ServerTrustError.noPinnedKey) {
+            try await handshake(port: server.port, identity: identity, trust: ServerTrust(pins: [wrong], anchors: [ca]))
+        }
+        // Without the anchor the chain itself is refused, before any pin is looked at.
+        let error = await #expect(throws: ServerTrustError.self) {
+            try await handshake(port: server.port, identity: identity, trust: ServerTrust(pins: [current]))
+        }
+        if case .untrustedChain = error {} else { Issue.record("expected untrustedChain, got \(String(describing: error))") }
+        await #expect(throws: ServerTrustError.nameMismatch(host: "localhost.invalid")) {
+            try await handshake(port: server.port, host: "localhost.invalid", identity: identity, trust: ServerTrust(pins: [current], anchors: [ca]))
+        }
+    }
+
+    @Test func backupPinPassesAfterTheServersKeyIsRotatedToIt() async throws {
+        let pki = try TestPKI()
+        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
+        let ca = try pki.der("ca.pem")
+        let current = try #require(PublicKeyPin(certificate: try pki.der("server.pem")))
+        // The backup pin is computed from the key alone, as it is pinned before its certificate exists.
+        try pki.openssl(["pkey", "-in", "backup.key", "-pubout", "-outform", "der", "-out", "backup.spki"])
+        let backup = PublicKeyPin(subjectPublicKeyInfo: try pki.bytes("backup.spki"))
+        let both = ServerTrust(pins: [current, backup], anchors: [ca])
+        let oldOnly = ServerTrust(pins: [current], anchors: [ca])
+
+        let before = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
+        try await handshake(port: before.port, identity: identity, trust: both)
+        try await handshake(port: before.port, identity: identity, trust: oldOnly)
+        before.stop()
+
+        let after = try TLSTestServer(pki: pki, certificate: "backup.pem", key: "backup.key")
+        defer { after.stop() }
+        try await handshake(port: after.port, identity: identity, trust: both)
+        await #expect(throws: ServerTrustError.noPinnedKey) {
+            try await handshake(port: after.port, identity: identity, trust: oldOnly)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Records an issue unless `body` throws.
+    private func expectFailure(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> some Any) async {
+        do {
+            _ = try await body()
+            Issue.record("expected a failure", sourceLocation: sourceLocation)
+        } catch {}
+    }
+
+    /// The status of a GET through async-http-client with `configuration`.
+    private func status(of url: String, configuration: TLSConfiguration) async throws -> UInt {
+        var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: configuration)
+        clientConfiguration.httpVersion = .http1Only
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            try await client.shutdown()
+            return response.status.code
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+    }
+
+    /// Connects to 127.0.0.1:`port` with the bridge's handlers for `host` and returns once the TLS
+    /// handshake completed; throws what the pipeline reported instead.
+    private func handshake(port: Int, host: String = "127.0.0.1", identity: ClientIdentity, trust: ServerTrust) async throws {
+        let context = try NIOSSLContext(configuration: try TLSConfiguration.clientConfiguration(identity: identity, trust: trust))
+        let group = MultiThreadedEventLoopGroup.singleton
+        let outcome = group.next().makePromise(of: Void.self)
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addTLSClientHandlers(context: context, host: host, trust: trust)
+                    try channel.pipeline.syncOperations.addHandler(HandshakeOutcome(outcome))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        do {
+            try await outcome.futureResult.get()
+            try? await channel.close()
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+    }
+}
+
+/// Completes a promise with the first of: the handshake's completion, an error, the channel's end.
+private final class HandshakeOutcome: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+    private let promise: EventLoopPromise<Void>
+    private var done = false
+
+    init(_ promise: EventLoopPromise<Void>) { self.promise = promise }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent { finish(.success(())) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        finish(.failure(error))
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(.failure(ChannelError.eof))
+        context.fireChannelInactive()
+    }
+
+    private func finish(_ result: Result<Void, any Error>) {
+        guard !done else { return }
+        done = true
+        promise.completeWith(result)
+    }
+}
