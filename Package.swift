@@ -102,6 +102,7 @@ let package = Package(
         .target(
             name: "CredentialStoreNIOSSL",
             dependencies: [
+                "CredentialStoreCore",
                 "CredentialStoreTLS",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -6,7 +6,7 @@ extension ClientIdentity {
     /// Reads an identity from a PKCS #12 bundle (`.p12`, `.pfx`), as `openssl pkcs12 -export`, a
     /// browser or a keychain writes it.
     ///
-    /// The key is kept in PKCS #8, ``CredentialStoreCore/ClientIdentity/expires`` is the leaf's
+    /// The key is kept in PKCS #8, ``/CredentialStoreCore/ClientIdentity/expires`` is the leaf's
     /// `notAfter`, and the chain is the leaf (the certificate matching the key) followed by the
     /// bundle's other certificates: the same identity as the one read from the same certificates
     /// and key in PEM.
@@ -14,9 +14,9 @@ extension ClientIdentity {
     /// - Parameters:
     ///   - pkcs12: The bundle's bytes.
     ///   - password: The bundle's password; "" for a bundle without one.
-    /// - Throws: ``CredentialStoreTLS/ClientIdentityError/wrongPassword``,
-    ///   ``CredentialStoreTLS/ClientIdentityError/noPrivateKey`` (a bundle of certificates
-    ///   alone), ``CredentialStoreTLS/ClientIdentityError/malformedBundle``, or what reading the
+    /// - Throws: ``/CredentialStoreTLS/ClientIdentityError/wrongPassword``,
+    ///   ``/CredentialStoreTLS/ClientIdentityError/noPrivateKey`` (a bundle of certificates
+    ///   alone), ``/CredentialStoreTLS/ClientIdentityError/malformedBundle``, or what reading the
     ///   certificates and the key found. No error text holds the password or key material.
     public init(pkcs12: [UInt8], password: String) throws(ClientIdentityError) {
         // swift-nio-ssl stops the process (fatalError) on a bundle that opens without a key, so a

@@ -6,16 +6,16 @@ import Synchronization
 
 extension ChannelPipeline.SynchronousOperations {
     /// Adds TLS for a client connection to `host`, with the server's chain decided by
-    /// ``CredentialStoreCore/ServerTrust/evaluate(chain:host:)`` instead of BoringSSL's
+    /// `ServerTrust.evaluate(chain:host:)` instead of BoringSSL's
     /// verification: the system's roots and the trust's anchors, the name, and the pins.
     ///
     /// When the trust refuses the server, the handshake fails and the handlers after these see,
-    /// in `errorCaught`, the ``CredentialStoreTLS/ServerTrustError`` that says why, not
+    /// in `errorCaught`, the ``/CredentialStoreTLS/ServerTrustError`` that says why, not
     /// swift-nio-ssl's generic handshake error.
     ///
     /// - Parameters:
     ///   - context: The TLS context, from
-    ///     ``NIOSSL/TLSConfiguration/clientConfiguration(identity:trust:)`` for a client identity;
+    ///     `TLSConfiguration.clientConfiguration(identity:trust:)` for a client identity;
     ///     its `certificateVerification` must stay `.fullVerification` (with `.none`, swift-nio-ssl
     ///     skips the verification callback, and so the trust).
     ///   - host: The name or IP address connected to; a name is also sent as SNI.

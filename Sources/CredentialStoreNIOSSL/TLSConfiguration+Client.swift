@@ -7,19 +7,19 @@ extension TLSConfiguration {
     /// certificate, and trusts servers as `trust` says, as far as a configuration alone can.
     ///
     /// A `TLSConfiguration` carries no verification callback, so what it can apply of a
-    /// ``CredentialStoreCore/ServerTrust`` depends on the pins:
+    /// ``/CredentialStoreCore/ServerTrust`` depends on the pins:
     ///
     /// - Without pins, the trust's anchors are added to the system's roots, and swift-nio-ssl's own
     ///   verification (the one async-http-client uses) accepts a chain to either.
     /// - With pins, the configuration trusts no root at all, so that a client that cannot run
-    ///   ``NIOCore/ChannelPipeline/SynchronousOperations/addTLSClientHandlers(context:host:trust:)``
+    ///   `addTLSClientHandlers(context:host:trust:)`
     ///   (async-http-client) refuses every server rather than connect without checking the pins.
     ///   Use it with that method, whose verification replaces swift-nio-ssl's.
     ///
     /// - Parameters:
     ///   - identity: The client certificate chain and key; `nil` to present none.
     ///   - trust: Pins and anchors for the server; `nil` for the system's roots alone.
-    /// - Throws: ``CredentialStoreTLS/ClientIdentityError`` when a certificate or the key does not
+    /// - Throws: ``/CredentialStoreTLS/ClientIdentityError`` when a certificate or the key does not
     ///   load into BoringSSL, or an anchor is not a certificate.
     public static func clientConfiguration(identity: ClientIdentity?, trust: ServerTrust?) throws(ClientIdentityError) -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()

@@ -9,7 +9,7 @@ extension ClientIdentity {
     /// files writes it).
     ///
     /// The key is kept in PKCS #8 whatever form it came in (`PRIVATE KEY`, `RSA PRIVATE KEY`,
-    /// `EC PRIVATE KEY`), ``CredentialStoreCore/ClientIdentity/expires`` is the leaf's `notAfter`,
+    /// `EC PRIVATE KEY`), ``/CredentialStoreCore/ClientIdentity/expires`` is the leaf's `notAfter`,
     /// and the key must be the leaf's. Text outside the PEM blocks (openssl's "Bag Attributes")
     /// is ignored.
     ///

@@ -1,4 +1,4 @@
-/// Why certificates and a key could not be made into a ``CredentialStoreCore/ClientIdentity``.
+/// Why certificates and a key could not be made into a ``/CredentialStoreCore/ClientIdentity``.
 ///
 /// No case carries key material, a password or a certificate's subject, so the error can be shown
 /// or logged as it is.

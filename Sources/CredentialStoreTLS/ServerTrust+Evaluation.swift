@@ -42,9 +42,9 @@ extension ServerTrust {
     /// Decides whether a server that presented `chain` for `host` is to be trusted.
     ///
     /// The chain must verify under RFC 5280 (swift-certificates' `Verifier`) to one of the
-    /// system's roots (`/etc/ssl/certs`) or one of ``CredentialStoreCore/ServerTrust/anchors``,
+    /// system's roots (`/etc/ssl/certs`) or one of ``/CredentialStoreCore/ServerTrust/anchors``,
     /// the leaf must be valid for `host` (RFC 6125), and, when there are
-    /// ``CredentialStoreCore/ServerTrust/pins``, one certificate of the verified chain, the
+    /// ``/CredentialStoreCore/ServerTrust/pins``, one certificate of the verified chain, the
     /// anchor included, must carry a pinned key (each digest compared in constant time).
     ///
     /// A presented leaf that is itself one of the anchors, byte for byte (a self-signed server
