@@ -97,15 +97,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The swift-nio-ssl bridge: PKCS #12 import and a client TLSConfiguration that applies a
-        // ServerTrust through CredentialStoreTLS's evaluator.
+        // The bridge from the store to swift-nio-ssl: PKCS #12 import, a client TLSConfiguration with
+        // the store's identity for a host, and pipeline handlers that apply its ServerTrust through
+        // CredentialStoreTLS's evaluator.
         .target(
             name: "CredentialStoreNIOSSL",
             dependencies: [
                 "CredentialStoreCore",
                 "CredentialStoreTLS",
+                "CredentialStore",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // To look into a PKCS #12 bundle before swift-nio-ssl opens it.
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
@@ -114,6 +117,10 @@ let package = Package(
             name: "CredentialStoreCLI",
             dependencies: [
                 "CredentialStore",
+                // `identity`, `pin` and `curl-args`: PEM and PKCS #12, certificate summaries, and
+                // fetching a server's chain for `pin add --from-server`.
+                "CredentialStoreTLS",
+                "CredentialStoreNIOSSL",
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // To give the library a quiet logger: swift-log's default prints info lines on stderr.
@@ -200,6 +207,7 @@ let package = Package(
         .testTarget(
             name: "CredentialStoreTLSTests",
             dependencies: [
+                "CredentialStore",
                 "CredentialStoreTLS",
                 "CredentialStoreNIOSSL",
                 "CredentialStoreCore",

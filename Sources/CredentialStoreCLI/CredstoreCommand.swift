@@ -49,6 +49,9 @@ public struct CredstoreCommand: AsyncParsableCommand {
             UnlockCommand.self,
             LockCommand.self,
             StatusCommand.self,
+            IdentityCommand.self,
+            PinCommand.self,
+            CurlArgsCommand.self,
         ])
 
     /// Creates the root command; ArgumentParser fills in what it parses.

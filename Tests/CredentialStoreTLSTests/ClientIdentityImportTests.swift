@@ -1,6 +1,7 @@
 import CredentialStoreCore
 import CredentialStoreNIOSSL
 import CredentialStoreTLS
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 

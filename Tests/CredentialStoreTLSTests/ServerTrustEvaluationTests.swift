@@ -1,5 +1,6 @@
 import CredentialStoreCore
 import CredentialStoreTLS
+import CredentialStoreTestSupport
 import Foundation
 import Testing
 

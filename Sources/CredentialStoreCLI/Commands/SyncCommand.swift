@@ -2,6 +2,9 @@ import ArgumentParser
 import CredentialStore
 import Foundation
 #if canImport(Glibc)
+// `struct stat` is CoreFoundation's declaration once swift-nio's modules are in the build: the
+// member-import check wants the module that declares it.
+import CoreFoundation
 import Glibc
 #endif
 

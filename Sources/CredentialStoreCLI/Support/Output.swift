@@ -99,6 +99,9 @@ package enum Describe {
 
     /// `https://api.example.com:443`, or `proxy http://proxy.example.com:3128`, with the realm.
     package static func space(_ space: ProtectionSpace) -> String {
+        if let endpoint = TLSEndpoint(space: space) {
+            return cell("tls \(endpoint) (\(space.authenticationMethod == .clientCertificate ? "client identity" : "server trust"))")
+        }
         let host = space.host.contains(":") ? "[\(space.host)]" : space.host
         var text = space.proxyType.map { "proxy \($0.rawValue)://" } ?? "\(space.protocol ?? "unknown")://"
         text += "\(host):\(space.port)"
@@ -106,6 +109,12 @@ package enum Describe {
         if space.authenticationMethod != .default { text += " (\(method(space.authenticationMethod)))" }
         // Shown in prompts, `watch` lines and error messages: stored text must not drive the terminal.
         return cell(text)
+    }
+
+    /// `api.example.com:8443`, `api.example.com (every port)` or `every host`.
+    package static func endpoint(_ endpoint: TLSEndpoint) -> String {
+        guard endpoint.host != nil else { return "every host" }
+        return cell(endpoint.port == nil ? "\(endpoint) (every port)" : endpoint.description)
     }
 
     /// The `space` object of the JSON outputs.

@@ -13,6 +13,22 @@ extension Console {
         return try promptTwice(prompt, repeated: "Retype the \(what): ", what: what)
     }
 
+    /// A secret that exists already (a PKCS #12 file's password): one line of standard input, or
+    /// asked once at a no-echo prompt. Empty is allowed: `openssl pkcs12 -export` writes files
+    /// with an empty password.
+    func readExistingSecret(prompt: String, what: String) throws -> String {
+        guard secrets.isTerminal else {
+            guard let line = try secrets.readLine() else {
+                throw CommandFailure(.dataError, "no \(what) on standard input; pipe it in on one line, or run on a terminal to be asked")
+            }
+            return line
+        }
+        guard let typed = try secrets.readSecret(prompt: prompt) else {
+            throw CommandFailure(.dataError, "no \(what) was typed; nothing was changed")
+        }
+        return typed
+    }
+
     /// A new passphrase: from environment variable `variable`, else typed twice at a prompt.
     func readNewPassphrase(from variable: String, prompt: String) throws -> String {
         if let passphrase = self.variable(variable) { return passphrase }

@@ -84,9 +84,10 @@ final class Sandbox {
 
     /// The permission bits of `url`.
     func mode(of url: URL) -> mode_t {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return 0 }
-        return info.st_mode & 0o777
+        // FileManager rather than stat(2): which module declares `struct stat` for Swift depends on
+        // the modules in the build, and swift-nio's make it another one.
+        let permissions = (try? FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions]) as? NSNumber
+        return mode_t(permissions?.uint32Value ?? 0) & 0o777
     }
 }
 

@@ -1,19 +1,18 @@
-import CredentialStoreTestSupport
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A small PKI made with the openssl CLI in a temporary folder for one test: a CA, a server
+/// A small PKI made with the openssl CLI (shared by the TLS library's tests and the CLI's) in a temporary folder for one test: a CA, a server
 /// certificate for localhost and 127.0.0.1 on the current key, the backup key (and a certificate
 /// for it, for the rotation), a client certificate, and a self-signed server certificate.
 ///
 /// Made by openssl, not by the code under test, so that what the library reads is what real
 /// tools write.
-final class TestPKI: @unchecked Sendable {
-    let folder: URL
+public final class TestPKI: @unchecked Sendable {
+    public let folder: URL
 
-    init() throws {
+    public init() throws {
         folder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("credstore-tls-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -35,14 +34,14 @@ final class TestPKI: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: folder) }
 
-    func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
+    public func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
 
-    func text(_ name: String) throws -> String { try String(contentsOf: url(name), encoding: .utf8) }
+    public func text(_ name: String) throws -> String { try String(contentsOf: url(name), encoding: .utf8) }
 
-    func bytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: url(name))) }
+    public func bytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: url(name))) }
 
     /// The DER of the (first) certificate in the PEM file `name`.
-    func der(_ name: String) throws -> [UInt8] {
+    public func der(_ name: String) throws -> [UInt8] {
         let out = folder.appendingPathComponent("\(name).der").path
         try openssl(["x509", "-in", name, "-outform", "der", "-out", out])
         return Array(try Data(contentsOf: URL(fileURLWithPath: out)))
@@ -50,13 +49,13 @@ final class TestPKI: @unchecked Sendable {
 
     /// Runs `openssl arguments` in the folder; throws with its standard error when it fails.
     @discardableResult
-    func openssl(_ arguments: [String]) throws -> String {
+    public func openssl(_ arguments: [String]) throws -> String {
         try shell(nil, executable: "/usr/bin/openssl", arguments)
     }
 
     /// Runs `/bin/sh -c script` in the folder, for openssl pipelines.
     @discardableResult
-    func sh(_ script: String) throws -> String {
+    public func sh(_ script: String) throws -> String {
         try shell(nil, executable: "/bin/sh", ["-c", script])
     }
 
@@ -104,13 +103,13 @@ final class TestPKI: @unchecked Sendable {
 
 /// `openssl s_server` on 127.0.0.1, requiring a client certificate from the test CA, answering
 /// every request with its status page (`-www`, HTTP 200). Killed when the value goes away.
-final class TLSTestServer: @unchecked Sendable {
-    let port: Int
+public final class TLSTestServer: @unchecked Sendable {
+    public let port: Int
     private let process: ChildProcess
 
     /// Starts the server with `certificate` and `key` (files of `pki`) and returns once it accepts
     /// connections; a port taken between its choice and the bind is tried again with another.
-    init(pki: TestPKI, certificate: String, key: String) throws {
+    public init(pki: TestPKI, certificate: String, key: String) throws {
         var failures: [String] = []
         for _ in 0..<3 {
             let port = try LocalDaemon.freePort()
@@ -133,7 +132,7 @@ final class TLSTestServer: @unchecked Sendable {
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "s_server did not start: \(failures)"])
     }
 
-    func stop() { process.kill() }
+    public func stop() { process.kill() }
 
     deinit { stop() }
 }

@@ -1,0 +1,64 @@
+import ArgumentParser
+import CredentialStore
+
+/// `--host H [--port N]` or `--any-host`: where a TLS identity or a server trust applies.
+struct EndpointOptions: ParsableArguments {
+    @Option(help: "The server's host name or address.")
+    var host: String?
+
+    @Option(help: "The server's port; without it, every port of the host.")
+    var port: Int?
+
+    @Flag(help: "Every host (an identity offered to any server that asks for one).")
+    var anyHost = false
+
+    func validate() throws {
+        if anyHost, host != nil || port != nil {
+            throw ValidationError("--any-host excludes --host and --port")
+        }
+        if !anyHost, host == nil {
+            throw ValidationError("name the server with --host (and --port), or give --any-host")
+        }
+        if let port, !(1...65535).contains(port) {
+            throw ValidationError("--port must be 1 to 65535")
+        }
+    }
+
+    var endpoint: TLSEndpoint {
+        anyHost ? .anyHost : TLSEndpoint(host: host, port: port)
+    }
+}
+
+/// `HOST` or `HOST:PORT` (`[V6]:PORT`), as `pin` and `--from-server` take a server.
+struct EndpointText {
+    var host: String
+    var port: Int?
+
+    init(_ text: String) throws {
+        var host = Substring(text)
+        var port: Int?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { throw CommandFailure(.dataError, "\(String(reflecting: text)) is not HOST or HOST:PORT") }
+            let rest = host[host.index(after: close)...]
+            if rest.hasPrefix(":") {
+                port = Int(rest.dropFirst())
+                guard port != nil else { throw CommandFailure(.dataError, "\(String(reflecting: text)) has no port number after the colon") }
+            } else if !rest.isEmpty {
+                throw CommandFailure(.dataError, "\(String(reflecting: text)) is not HOST or HOST:PORT")
+            }
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon {
+            port = Int(host[host.index(after: colon)...])
+            guard port != nil else { throw CommandFailure(.dataError, "\(String(reflecting: text)) has no port number after the colon") }
+            host = host[..<colon]
+        }
+        guard !host.isEmpty, port.map({ (1...65535).contains($0) }) ?? true else {
+            throw CommandFailure(.dataError, "\(String(reflecting: text)) is not HOST or HOST:PORT")
+        }
+        try ProtectionSpace(host: String(host), port: port ?? 443, protocol: "https", realm: nil).validate()
+        self.host = String(host)
+        self.port = port
+    }
+
+    var endpoint: TLSEndpoint { TLSEndpoint(host: host, port: port) }
+}

@@ -1,0 +1,145 @@
+import CredentialStoreTestSupport
+import Foundation
+import Testing
+
+/// `credstore identity`, `pin` and `curl-args` against a real TLS server that requires a client
+/// certificate (`openssl s_server -Verify`), with the real curl: the store's identity gets in,
+/// nothing else does, and pins decide which server keys curl accepts.
+@Suite(.serialized) struct TLSCommandTests {
+    static let curl = URL(fileURLWithPath: "/usr/bin/curl")
+
+    /// A sandbox whose store holds the PKI's client identity for 127.0.0.1, imported from a
+    /// PKCS #12 file made by `openssl pkcs12 -export`.
+    private func storeWithIdentity(_ pki: TestPKI) throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try pki.openssl(["pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key", "-certfile", "ca.pem",
+                         "-passout", "pass:p12 secret", "-out", "client.p12"])
+        let imported = try sandbox.run(["identity", "import", pki.url("client.p12").path, "--host", "127.0.0.1", "--json"] + sandbox.storeArguments,
+                                       stdin: "p12 secret\n")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try jsonObject(imported.stdout)["subject"] as? String == "CN=credstore test client")
+        return sandbox
+    }
+
+    /// curl with `arguments`, fetching the server's status page; its exit status and output.
+    private func fetch(_ server: TLSTestServer, _ arguments: [String], sandbox: Sandbox) throws -> (status: Int32, body: String) {
+        let result = try sandbox.runProgram(Self.curl, ["--silent", "--show-error", "--max-time", "20", "--write-out", "%{http_code}"] + arguments
+                                            + ["https://127.0.0.1:\(server.port)/"])
+        return (result.status, result.stdout)
+    }
+
+    /// What `curl-args` prints, split into curl's arguments (the paths hold no spaces).
+    private func curlArguments(_ sandbox: Sandbox, _ port: Int) throws -> [String] {
+        let printed = try sandbox.run(["curl-args", "https://127.0.0.1:\(port)/", "--dir", sandbox.root.appendingPathComponent("curl").path] + sandbox.storeArguments)
+        #expect(printed.status == 0, "\(printed.stderr)")
+        return printed.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
+    }
+
+    @Test func curlWithTheStoresIdentityGetsInAndWithoutItDoesNot() throws {
+        let pki = try TestPKI()
+        let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
+        let sandbox = try storeWithIdentity(pki)
+        let caFile = ["--cacert", pki.url("ca.pem").path]
+
+        let without = try fetch(server, caFile, sandbox: sandbox)
+        #expect(without.status != 0, "the server requires a client certificate: \(without.body)")
+
+        let arguments = try curlArguments(sandbox, server.port)
+        #expect(arguments.contains("--cert") && arguments.contains("--key"))
+        // Paths on the command line, never the key.
+        #expect(!arguments.joined().contains("PRIVATE KEY"))
+        let keyFile = try #require(arguments.firstIndex(of: "--key").map { arguments[$0 + 1] })
+        #expect(sandbox.mode(of: URL(fileURLWithPath: keyFile)) & 0o777 == 0o600)
+        let with = try fetch(server, caFile + arguments, sandbox: sandbox)
+        #expect(with.status == 0, "\(with.body)")
+        #expect(with.body.hasSuffix("200"))
+
+        // The same with files from `identity export`.
+        let cert = sandbox.root.appendingPathComponent("exported.crt"), key = sandbox.root.appendingPathComponent("exported.key")
+        let exported = try sandbox.run(["identity", "export", "--host", "127.0.0.1", "--cert-out", cert.path, "--key-out", key.path] + sandbox.storeArguments)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.isEmpty, "the key is never printed")
+        #expect(sandbox.mode(of: key) & 0o777 == 0o600)
+        let withExported = try fetch(server, caFile + ["--cert", cert.path, "--key", key.path], sandbox: sandbox)
+        #expect(withExported.body.hasSuffix("200"), "\(withExported.body)")
+        // An export never writes over an existing file.
+        let again = try sandbox.run(["identity", "export", "--host", "127.0.0.1", "--cert-out", cert.path, "--key-out", key.path] + sandbox.storeArguments)
+        #expect(again.status == 74)
+    }
+
+    @Test func aWrongPKCS12PasswordIsRefusedAndStoresNothing() throws {
+        let pki = try TestPKI()
+        let sandbox = try Sandbox()
+        try pki.openssl(["pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key", "-passout", "pass:right one", "-out", "client.p12"])
+        let wrong = try sandbox.run(["identity", "import", pki.url("client.p12").path, "--host", "api.example.com"] + sandbox.storeArguments,
+                                    stdin: "wrong one\n")
+        #expect(wrong.status == 77)
+        #expect(wrong.stderrIsOneErrorLine)
+        #expect(wrong.stderr.contains("password"))
+        #expect(!wrong.stderr.contains("wrong one") && !wrong.stderr.contains("right one"))
+        #expect(try sandbox.run(["identity", "list", "--json"] + sandbox.storeArguments).stdout == "[]\n")
+        // A PEM file whose key is not the certificate's is refused by name.
+        try pki.sh("cat client.pem server.key > mismatched.pem")
+        let mismatched = try sandbox.run(["identity", "import", pki.url("mismatched.pem").path, "--host", "api.example.com"] + sandbox.storeArguments)
+        #expect(mismatched.status == 65)
+        #expect(mismatched.stderr.contains("does not belong to the leaf certificate"))
+    }
+
+    @Test func pinsDecideWhichServerKeyCurlAcceptsAndABackupPinSurvivesARotation() throws {
+        let pki = try TestPKI()
+        var server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
+        let sandbox = try storeWithIdentity(pki)
+        let caFile = ["--cacert", pki.url("ca.pem").path]
+        let currentPin = "sha256//" + (try pki.sh("openssl pkey -in server.key -pubout -outform der | openssl dgst -sha256 -binary | base64"))
+        let backupPin = "sha256//" + (try pki.sh("openssl pkey -in backup.key -pubout -outform der | openssl dgst -sha256 -binary | base64"))
+
+        // --from-server shows the key the server presents, and stores it only with --yes.
+        let shown = try sandbox.run(["pin", "add", "127.0.0.1:\(server.port)", "--from-server"] + sandbox.storeArguments)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("pin: \(currentPin)"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("Nothing stored"))
+        #expect(try sandbox.run(["pin", "list", "--json"] + sandbox.storeArguments).stdout == "[]\n")
+
+        // A wrong pin: curl refuses the server.
+        let wrongPin = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
+        #expect(try sandbox.run(["pin", "add", "127.0.0.1", wrongPin] + sandbox.storeArguments).status == 0)
+        let refused = try fetch(server, caFile + (try curlArguments(sandbox, server.port)), sandbox: sandbox)
+        #expect(refused.status == 90, "curl's 'pinned public key does not match': \(refused)")
+        #expect(try sandbox.run(["pin", "remove", "127.0.0.1"] + sandbox.storeArguments).status == 0)
+
+        // The current key, confirmed, and a backup key not yet in use.
+        let confirmed = try sandbox.run(["pin", "add", "127.0.0.1", "--from-server", "--yes"] + sandbox.storeArguments)
+        #expect(confirmed.status != 0, "no port: 443, where nothing listens")
+        #expect(try sandbox.run(["pin", "add", "127.0.0.1:\(server.port)", "--from-server", "--yes"] + sandbox.storeArguments).status == 0)
+        // Pins stored for one port are that port's: copy them to the host, with the backup.
+        #expect(try sandbox.run(["pin", "add", "127.0.0.1", currentPin, backupPin] + sandbox.storeArguments).status == 0)
+        let listed = try jsonArray(try sandbox.run(["pin", "list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(listed.contains { ($0["pins"] as? [String]) == [currentPin] && $0["port"] as? Int == server.port })
+        #expect(listed.contains { Set($0["pins"] as? [String] ?? []) == [currentPin, backupPin] && $0["port"] is NSNull })
+        #expect(try sandbox.run(["pin", "remove", "127.0.0.1:\(server.port)"] + sandbox.storeArguments).status == 0)
+
+        let arguments = try curlArguments(sandbox, server.port)
+        #expect(arguments.contains("--pinnedpubkey"))
+        #expect(try fetch(server, caFile + arguments, sandbox: sandbox).body.hasSuffix("200"))
+
+        // The server moves to the backup key: the backup pin lets curl in, the old pin alone does not.
+        server.stop()
+        server = try TLSTestServer(pki: pki, certificate: "backup.pem", key: "backup.key")
+        #expect(try fetch(server, caFile + (try curlArguments(sandbox, server.port)), sandbox: sandbox).body.hasSuffix("200"))
+        #expect(try sandbox.run(["pin", "remove", "127.0.0.1", backupPin] + sandbox.storeArguments).status == 0)
+        #expect(try fetch(server, caFile + (try curlArguments(sandbox, server.port)), sandbox: sandbox).status == 90)
+    }
+
+    @Test func anAnchorLetsCurlTrustAPrivateCAWithoutCacert() throws {
+        let pki = try TestPKI()
+        let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
+        let sandbox = try storeWithIdentity(pki)
+        #expect(try sandbox.run(["pin", "add", "127.0.0.1", "--anchor", pki.url("ca.pem").path] + sandbox.storeArguments).status == 0)
+        let arguments = try curlArguments(sandbox, server.port)
+        #expect(arguments.contains("--cacert"))
+        #expect(try fetch(server, arguments, sandbox: sandbox).body.hasSuffix("200"))
+        let config = try sandbox.run(["curl-args", "--config", "https://127.0.0.1:\(server.port)/", "--dir", sandbox.root.appendingPathComponent("curl").path] + sandbox.storeArguments)
+        #expect(config.stdout.contains("cacert = \""))
+        #expect(config.stdout.contains("key = \""))
+    }
+}
