@@ -19,12 +19,10 @@ package final class SecureBytes: @unchecked Sendable {
         }
         self.count = count
         self.pointer = pointer
-        do {
-            try fill(UnsafeMutableRawBufferPointer(start: pointer, count: count))
-        } catch {
-            sodium_free(pointer)
-            throw error
-        }
+        // Every stored property is set: if `fill` throws, Swift runs deinit, which frees the
+        // buffer (freeing it here as well was a double free: a keyring key longer than expected
+        // crashed every command).
+        try fill(UnsafeMutableRawBufferPointer(start: pointer, count: count))
         sodium_mprotect_readonly(pointer)
     }
 

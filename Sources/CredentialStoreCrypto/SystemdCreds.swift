@@ -137,8 +137,10 @@ package struct SystemdCreds: Sendable {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        let environment: [UnsafeMutablePointer<CChar>?] = toolEnvironment().map { strdup($0) } + [nil]
+        defer { for variable in environment { free(variable) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environment)
         guard spawned == 0 else {
             throw CredentialStorageError(.unavailable, "could not start \(tool): \(String(cString: strerror(spawned)))")
         }
@@ -155,6 +157,24 @@ package struct SystemdCreds: Sendable {
         let exited = status & 0x7F == 0
         let code = exited ? (status >> 8) & 0xFF : -1
         return Result(status: code, output: secretOutput ? [] : output, secret: secretOutput ? output : nil, errors: errors)
+    }
+
+    /// What the tool's environment holds: systemd's own settings (`SYSTEMD_*`: where the host
+    /// key is, the log level) and a fixed PATH, and nothing else of ours — not a passphrase in
+    /// `CREDSTORE_PASSPHRASE`, nor any other secret a caller keeps in its environment.
+    private static func toolEnvironment() -> [String] {
+        var variables: [String] = []
+        var cursor = environ
+        while let entry = cursor.pointee {
+            variables.append(String(cString: entry))
+            cursor += 1
+        }
+        return toolEnvironment(from: variables)
+    }
+
+    /// The tool's environment out of `variables` (`NAME=VALUE` each).
+    package static func toolEnvironment(from variables: [String]) -> [String] {
+        ["PATH=/usr/bin:/bin"] + variables.filter { $0.hasPrefix("SYSTEMD_") }
     }
 
     private static func readAll(_ fd: Int32) -> [UInt8] {

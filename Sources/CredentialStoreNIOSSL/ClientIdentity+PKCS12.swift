@@ -19,14 +19,16 @@ extension ClientIdentity {
     ///   alone), ``/CredentialStoreTLS/ClientIdentityError/malformedBundle``, or what reading the
     ///   certificates and the key found. No error text holds the password or key material.
     public init(pkcs12: [UInt8], password: String) throws(ClientIdentityError) {
-        // swift-nio-ssl stops the process (fatalError) on a bundle that opens without a key, so a
-        // bundle must show a key bag before it is handed over.
-        switch PKCS12Structure.keyBagCount(pkcs12) {
-        case nil: throw .malformedBundle
+        // swift-nio-ssl stops the process (fatalError) on a bundle that opens without a key or
+        // without a certificate for it, so a bundle must show a key bag, and a certificate bag or
+        // an encrypted content that may hold one, before it is handed over.
+        guard let survey = PKCS12Structure.survey(pkcs12) else { throw .malformedBundle }
+        switch survey.keyBags {
         case 0: throw .noPrivateKey
         case 1: break
         default: throw .severalPrivateKeys
         }
+        guard survey.certificateBags > 0 || survey.otherContents > 0 else { throw .noCertificate }
         let bundle: NIOSSLPKCS12Bundle
         do {
             bundle = try NIOSSLPKCS12Bundle(buffer: pkcs12, passphrase: Array(password.utf8))

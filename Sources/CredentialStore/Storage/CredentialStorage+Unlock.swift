@@ -32,15 +32,20 @@ extension CredentialStorage {
         return Date(timeIntervalSince1970: Double(now + Int64(seconds) * 1000) / 1000)
     }
 
-    /// The store id of the store at `databaseURL`, read from its header without its key.
-    private static func storeID(at databaseURL: URL) throws -> [UInt8] {
+    /// The header and key slots of the store at `databaseURL`, read without its key.
+    private static func headerAndSlots(at databaseURL: URL) throws -> (StoreHeader, [KeySlot]) {
         guard FileManager.default.fileExists(atPath: databaseURL.path) else {
             throw CredentialStorageError(.notFound, "there is no store at \(databaseURL.path)")
         }
-        guard let (header, _) = try SQLiteRepository(path: databaseURL.path).openingState().header else {
+        guard let state = try SQLiteRepository(path: databaseURL.path).openingState().header else {
             throw CredentialStorageError(.corrupt, "\(databaseURL.path) is not a credstore store")
         }
-        return header.storeID
+        return state
+    }
+
+    /// The store id of the store at `databaseURL`, read from its header without its key.
+    private static func storeID(at databaseURL: URL) throws -> [UInt8] {
+        try headerAndSlots(at: databaseURL).0.storeID
     }
 
     /// Forgets at once what unlocks the store at `databaseURL` in this session (both keyrings);
@@ -50,8 +55,14 @@ extension CredentialStorage {
     }
 
     /// Until when the store at `databaseURL` is unlocked in this session; nil when it is not.
-    /// (Whether the kept key still matches the store's passphrase shows at the next open.)
+    ///
+    /// The kept key is tried on the store's passphrase slot (an unwrap, no derivation): a key that
+    /// no longer opens it (the passphrase or the key changed, or it was planted) is forgotten and
+    /// the store reads as locked, as the next open would find.
     package static func unlockedUntil(storeAt databaseURL: URL) throws -> Date? {
-        SessionUnlock.load(storeID: try storeID(at: databaseURL)).map { Date(timeIntervalSince1970: Double($0.expires) / 1000) }
+        let (header, slots) = try headerAndSlots(at: databaseURL)
+        guard let slot = slots.first(where: { $0.kind == .passphrase }), let cached = SessionUnlock.load(storeID: header.storeID),
+              (try? SessionUnlock.unlock(header: header, slot: slot)) != nil else { return nil }
+        return Date(timeIntervalSince1970: Double(cached.expires) / 1000)
     }
 }

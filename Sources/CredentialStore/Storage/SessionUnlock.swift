@@ -44,16 +44,24 @@ enum SessionUnlock {
     }
 
     /// The key kept for the store, if there is one this process possesses and it has not expired.
-    static func load(storeID: [UInt8]) -> Cached? {
-        guard let serial = KernelKeyring.find(description(storeID: storeID)), let bytes = KernelKeyring.read(serial) else { return nil }
-        return bytes.withUnsafeBytes { raw -> Cached? in
-            guard raw.count == payloadBytes, Array(raw[0..<4]) == magic else { return nil }
-            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[4..<20]))
-            guard let generation = try? reader.readInt64(), let expires = try? reader.readInt64(),
-                  let kek = try? SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[20...]))
-            else { return nil }
-            return Cached(kek: kek, keyGeneration: generation, expires: expires, serial: serial)
+    ///
+    /// A key under the store's name that is not one `credstore unlock` wrote (another length, another
+    /// magic, past its own expiry: planted, or left by another version) is invalidated, and the
+    /// store reads as locked.
+    static func load(storeID: [UInt8], now: Int64 = SystemClock().now()) -> Cached? {
+        guard let serial = KernelKeyring.find(description(storeID: storeID)) else { return nil }
+        let cached = KernelKeyring.read(serial).flatMap { bytes in
+            bytes.withUnsafeBytes { raw -> Cached? in
+                guard raw.count == payloadBytes, Array(raw[0..<4]) == magic else { return nil }
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[4..<20]))
+                guard let generation = try? reader.readInt64(), let expires = try? reader.readInt64(), expires > now,
+                      let kek = try? SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[20...]))
+                else { return nil }
+                return Cached(kek: kek, keyGeneration: generation, expires: expires, serial: serial)
+            }
         }
+        if cached == nil { KernelKeyring.remove(serial) }
+        return cached
     }
 
     /// Forgets every key kept for the store (both keyrings); whether there was one.

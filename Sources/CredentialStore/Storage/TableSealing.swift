@@ -98,7 +98,12 @@ enum TableSealing {
             pipeline.rowAdded(fingerprint)
             try pipeline.flushIfLarge(into: writer)
         }
-        try pipeline.foldSeal(into: writer)
+        // With no row to fold, the fold writes nothing: the empty seal must still move one
+        // generation on, as the caller records (a rekey of an empty store left generation 0 behind a
+        // recorded 1, and every later open took it for a rollback).
+        if try pipeline.foldSeal(into: writer) == nil {
+            try writer.setTableSeal(sealed(generation: generation + 1, rowCount: 0, root: SealTree.zeroDigest, keys: pipeline.keys, storeID: pipeline.storeID))
+        }
     }
 
     // MARK: Migrations

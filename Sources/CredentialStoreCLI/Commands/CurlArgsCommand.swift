@@ -51,8 +51,13 @@ struct CurlArgsCommand: ParsableCommand {
         }
         let port = parsed.port ?? (parsed.scheme?.lowercased() == "http" ? 80 : 443)
         let folder = try filesFolder(console)
+        // A path curl reads from a config line or from `$(…)` word splitting: a line break would
+        // start a curl option of its own (`insecure`), white space would split the path.
+        guard !folder.contains(where: { $0.isWhitespace || $0.isNewline || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) else {
+            throw CommandFailure(.dataError, "the folder for curl's files holds white space or a control character; give --dir a plain path")
+        }
         if clean {
-            try? FileManager.default.removeItem(atPath: folder)
+            try removeOurFiles(folder)
             return
         }
         let storage = try global.location(in: console).openIfPresent(console)
@@ -90,6 +95,29 @@ struct CurlArgsCommand: ParsableCommand {
         } else {
             console.output.write(arguments.map { "--\($0.0) \($0.1)" }.joined(separator: " ") + (arguments.isEmpty ? "" : "\n"))
         }
+    }
+
+    /// Removes the files `curl-args` writes (`HOST-PORT.crt`, `.key`, `-ca.pem`) from `folder`,
+    /// and the folder once it is empty: never anything else that is there.
+    private func removeOurFiles(_ folder: String) throws {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        try makeFolder(folder)  // ours and closed to others, or nothing is removed
+        for name in names where Self.isOurFile(name) {
+            unlink("\(folder)/\(name)")
+        }
+        rmdir(folder)
+    }
+
+    /// Whether `name` is a file `curl-args` writes: a host's file name, a port, and one of its
+    /// three endings.
+    static func isOurFile(_ name: String) -> Bool {
+        for ending in ["-ca.pem", ".crt", ".key"] where name.hasSuffix(ending) {
+            let stem = name.dropLast(ending.count)
+            guard let dash = stem.lastIndex(of: "-"), let port = Int(stem[stem.index(after: dash)...]), (1...65535).contains(port) else { return false }
+            let host = stem[..<dash]
+            return !host.isEmpty && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") }
+        }
+        return false
     }
 
     private func filesFolder(_ console: Console) throws -> String {

@@ -49,7 +49,9 @@ struct IdentityCommand: ParsableCommand {
             if global.json {
                 console.output.write(IdentityJSON.object(endpoint.endpoint, identity, persistence.persistence).rendered + "\n")
             } else {
-                console.output.write("Imported \(summary?.subject ?? "a client identity") for \(Describe.endpoint(endpoint.endpoint))\(summary.map { ", valid until \(Describe.timestamp($0.notAfter))" } ?? "")\n")
+                // The subject is the certificate's text, chosen by whoever made it: escaped, as every
+                // table cell is, so that it cannot drive the terminal.
+                console.output.write("Imported \(summary.map { Describe.cell($0.subject) } ?? "a client identity") for \(Describe.endpoint(endpoint.endpoint))\(summary.map { ", valid until \(Describe.timestamp($0.notAfter))" } ?? "")\n")
             }
         }
 
@@ -112,12 +114,24 @@ struct IdentityCommand: ParsableCommand {
 
         func run() throws {
             let console = Console.current
-            guard let storage = try global.location(in: console).openIfPresent(console),
-                  let identity = try storage.identity(for: endpoint.endpoint) else {
-                throw CommandFailure(.notFound, "no client identity is stored for \(Describe.endpoint(endpoint.endpoint))")
+            // Both destinations first, before the store is opened (TLSFiles.openDestination), and
+            // removed again if the export does not finish: nothing is left half done.
+            let destinations = try TLSFiles.openDestinations([certOut, keyOut])
+            let (certificate, key) = (destinations[0], destinations[1])
+            do {
+                guard let storage = try global.location(in: console).openIfPresent(console),
+                      let identity = try storage.identity(for: endpoint.endpoint) else {
+                    throw CommandFailure(.notFound, "no client identity is stored for \(Describe.endpoint(endpoint.endpoint))")
+                }
+                try TLSFiles.write(certificate, Array(identity.pemCertificates.utf8))
+                try TLSFiles.write(key, Array(identity.pemPrivateKey.utf8))
+            } catch {
+                TLSFiles.discard(certificate)
+                TLSFiles.discard(key)
+                throw error
             }
-            try TLSFiles.writeNew(certOut, Array(identity.pemCertificates.utf8))
-            try TLSFiles.writeNew(keyOut, Array(identity.pemPrivateKey.utf8))
+            TLSFiles.close(certificate)
+            TLSFiles.close(key)
             if global.json {
                 console.output.write(JSONValue.object([("certificate", .string(certOut)), ("key", .string(keyOut))]).rendered + "\n")
             }

@@ -82,7 +82,8 @@ struct PinCommand: ParsableCommand {
                 if !global.json {
                     for (index, certificate) in chain.enumerated() {
                         guard let summary = CertificateSummary(certificate: certificate) else { continue }
-                        console.output.write("\(index == 0 ? "server" : "issuer \(index)"): \(Describe.cell(summary.subject))\n  pin: \(summary.publicKeyPin)\n  valid until \(Describe.timestamp(summary.notAfter))\n")
+                        let expired = summary.notAfter <= Date() ? " (expired)" : ""
+                        console.output.write("\(index == 0 ? "server" : "issuer \(index)"): \(Describe.cell(summary.subject))\n  pin: \(summary.publicKeyPin)\n  valid until \(Describe.timestamp(summary.notAfter))\(expired)\n")
                     }
                 }
                 guard yes else {

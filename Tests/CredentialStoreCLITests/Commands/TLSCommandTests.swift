@@ -142,4 +142,76 @@ import Testing
         #expect(config.stdout.contains("cacert = \""))
         #expect(config.stdout.contains("key = \""))
     }
+
+    // MARK: What an outsider's attack found
+
+    @Test func anExportGoesOnlyToANewFileOrADescriptorTheCallerPassed() throws {
+        let pki = try TestPKI()
+        let sandbox = try storeWithIdentity(pki)
+        let cert = sandbox.root.appendingPathComponent("c.pem")
+        let arguments = ["identity", "export", "--host", "127.0.0.1", "--cert-out", cert.path] + sandbox.storeArguments
+        // Through a shell that closes or opens descriptor 3 itself: the test runner's own open
+        // files would otherwise be inherited.
+        func export(_ keyOut: String, redirect: String) throws -> RunResult {
+            let command = ([Sandbox.binary.path] + arguments + ["--key-out", keyOut]).map { "'\($0)'" }.joined(separator: " ")
+            return try sandbox.runProgram(URL(fileURLWithPath: "/bin/sh"), ["-c", "\(command) \(redirect)"])
+        }
+        // No descriptor 3 passed in: it must not find one of its own (the database was 3).
+        let noDescriptor = try export("/dev/fd/3", redirect: "3>&-")
+        #expect(noDescriptor.status == 74, "\(noDescriptor.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cert.path), "a failed export leaves no file behind")
+        #expect(try sandbox.run(["verify"] + sandbox.storeArguments).status == 0, "the store is intact")
+        // Standard output is refused: the key is never printed.
+        let toStdout = try export("/dev/fd/1", redirect: "3>&-")
+        #expect(toStdout.status == 64, "\(toStdout.stderr)")
+        #expect(!toStdout.stdout.contains("PRIVATE KEY"))
+        // A descriptor the caller opened is written to.
+        let keyCopy = sandbox.root.appendingPathComponent("key-from-fd.pem")
+        let viaShell = try export("/dev/fd/3", redirect: "3>'\(keyCopy.path)'")
+        #expect(viaShell.status == 0, "\(viaShell.stderr)")
+        #expect(try String(contentsOf: keyCopy, encoding: .utf8).hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        #expect(try sandbox.run(["verify"] + sandbox.storeArguments).status == 0)
+    }
+
+    @Test func cleanRemovesOnlyTheFilesCurlArgsWrote() throws {
+        let pki = try TestPKI()
+        let sandbox = try storeWithIdentity(pki)
+        let folder = sandbox.root.appendingPathComponent("curl")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let mine = folder.appendingPathComponent("important.txt")
+        try Data("keep me".utf8).write(to: mine)
+        #expect(try sandbox.run(["curl-args", "https://127.0.0.1:8443/", "--dir", folder.path] + sandbox.storeArguments).status == 0)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("127.0.0.1-8443.key").path))
+        #expect(try sandbox.run(["curl-args", "https://127.0.0.1:8443/", "--dir", folder.path, "--clean"] + sandbox.storeArguments).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("127.0.0.1-8443.key").path))
+        #expect(FileManager.default.fileExists(atPath: mine.path), "a file credstore did not write is kept")
+        // A folder path that would inject a curl option through --config, or split in $(…), is refused.
+        let injected = try sandbox.run(["curl-args", "--config", "https://127.0.0.1:8443/", "--dir", sandbox.root.path + "/a\ninsecure\nb"] + sandbox.storeArguments)
+        #expect(injected.status == 65)
+        #expect(!injected.stdout.contains("insecure"))
+    }
+
+    @Test func aPKCS12WithoutACertificateIsRefusedNotACrash() throws {
+        let pki = try TestPKI()
+        let sandbox = try Sandbox()
+        try pki.openssl(["pkcs12", "-export", "-inkey", "client.key", "-nocerts", "-passout", "pass:p12 secret", "-out", "nocerts.p12"])
+        let result = try sandbox.run(["identity", "import", pki.url("nocerts.p12").path, "--host", "api.example.com"] + sandbox.storeArguments,
+                                     stdin: "p12 secret\n")
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderrIsOneErrorLine)
+        #expect(result.stderr.contains("no certificate"))
+    }
+
+    @Test func aCertificatesTextCannotDriveTheTerminal() throws {
+        let pki = try TestPKI()
+        let sandbox = try Sandbox()
+        try pki.openssl(["req", "-x509", "-new", "-key", "client.key", "-subj", "/CN=evil\u{1B}]0;owned\u{07}\npin sha256:fake", "-days", "2", "-out", "evil.pem"])
+        try pki.sh("cat evil.pem client.key > evil-identity.pem")
+        let imported = try sandbox.run(["identity", "import", pki.url("evil-identity.pem").path, "--host", "api.example.com"] + sandbox.storeArguments)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(!imported.stdout.contains("\u{1B}") && !imported.stdout.contains("\u{07}"))
+        #expect(imported.stdout.split(separator: "\n").count == 1, "one line: \(imported.stdout)")
+        let listed = try sandbox.run(["identity", "list"] + sandbox.storeArguments)
+        #expect(!listed.stdout.contains("\u{1B}"))
+    }
 }

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import CredentialStore
 import CredentialStoreCore
 import CredentialStoreCrypto
@@ -39,6 +42,23 @@ struct SealedKeyFileTests {
         }
         #expect(error?.code == .unavailable)
         #expect(!FileManager.default.fileExists(atPath: store.keyFileURL.path))
+    }
+
+    @Test func theToolGetsSystemdsSettingsAndNoneOfTheCallersSecrets() throws {
+        let store = try TemporaryStore()
+        try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
+        let seen = store.directory.appendingPathComponent("environment")
+        let tool = store.directory.appendingPathComponent("fake-systemd-creds")
+        try Data("#!/bin/sh\nenv > '\(seen.path)'\nexit 1\n".utf8).write(to: tool)
+        chmod(tool.path, 0o700)
+        #expect(throws: CredentialStorageError.self) { try SystemdCreds(tool: tool.path).seal(SecureBytes.random(count: 32)) }
+        // The test's own environment (HOME, at least) does not reach the tool.
+        let environment = try String(contentsOf: seen, encoding: .utf8)
+        #expect(!environment.contains("HOME="), "\(environment)")
+        #expect(environment.contains("PATH=/usr/bin:/bin"))
+        // What is kept of an environment: systemd's settings, never a passphrase.
+        let kept = SystemdCreds.toolEnvironment(from: ["CREDSTORE_PASSPHRASE=hunter2", "SYSTEMD_CREDENTIAL_SECRET=/x", "HOME=/root"])
+        #expect(kept == ["PATH=/usr/bin:/bin", "SYSTEMD_CREDENTIAL_SECRET=/x"])
     }
 
     @Test func aPlainKeyFileNeedsNoTool() throws {
