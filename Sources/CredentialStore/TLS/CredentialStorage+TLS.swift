@@ -81,10 +81,13 @@ extension CredentialStorage {
         try tlsItems(.serverTrust, user: TLSItemCoding.trustUser).mapValues { (try TLSItemCoding.trust($0), $0.persistence) }
     }
 
+    /// The items of `method` by endpoint: found through the listing, which opens no password, and
+    /// only their own spaces opened, so that listing identities does not bring every password of
+    /// the store into memory.
     private func tlsItems(_ method: AuthenticationMethod, user: String) throws -> [TLSEndpoint: Credential] {
         var items: [TLSEndpoint: Credential] = [:]
-        for (space, credentials) in try allCredentials() where space.authenticationMethod == method {
-            guard let endpoint = TLSEndpoint(space: space), let credential = credentials[user] else { continue }
+        for entry in try entries() where entry.space.authenticationMethod == method && entry.user == user {
+            guard let endpoint = TLSEndpoint(space: entry.space), let credential = try credentials(for: entry.space)[user] else { continue }
             items[endpoint] = credential
         }
         return items
