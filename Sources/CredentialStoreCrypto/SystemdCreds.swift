@@ -31,13 +31,6 @@ package struct SystemdCreds: Sendable {
         self.tool = tool
     }
 
-    /// Whether the machine has a TPM2 that systemd-creds can use (`systemd-creds has-tpm2`
-    /// succeeds only with firmware, driver and system support all present).
-    package var hasTPM2: Bool {
-        guard let tool, let result = try? Self.run(tool, ["has-tpm2", "--quiet"], input: []) else { return false }
-        return result.status == 0
-    }
-
     /// `key`, sealed: the tool's base64 text. With a TPM2 the seal needs it and the host key
     /// (`--with-key=auto`), without one only the host key.
     package func seal(_ key: SecureBytes) throws -> [UInt8] {
