@@ -52,7 +52,18 @@ extension CredentialStorage {
     /// store written by an attacker holding its key could hold it: for the tests that check every
     /// reader of a store escapes or refuses what it reads.
     package func setWithoutValidation(_ credential: Credential, for space: ProtectionSpace) throws {
-        try mutate { try $0.set(credential, in: space, makeDefault: true) }
+        try mutate { try $0.set(credential, in: space, makeDefault: true, fields: .replacingDetails, options: .removeSynchronizable) }
+    }
+
+    /// Stores `credential` as `space`'s default with its details as they are (a `nil` clears
+    /// one; a tier left unset stays): for git's credential helper, whose approval replaces the
+    /// password's expiry and refresh token with what git sent (none when it sent none).
+    ///
+    /// - Throws: what ``set(_:for:options:)`` throws.
+    package func setDefaultCredentialExactly(_ credential: Credential, for space: ProtectionSpace, options: RemovalOptions = []) throws {
+        try credential.validate(in: space)
+        guard credential.persistence != .none else { return }
+        try mutate { try $0.set(credential, in: space, makeDefault: true, fields: .replacingDetails, options: options) }
     }
 
     /// The sync clock's wall reading now: milliseconds since 1970, as stamps and bundles carry it.

@@ -31,6 +31,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self,
             AddCommand.self,
+            EditCommand.self,
             GetCommand.self,
             ListCommand.self,
             SearchCommand.self,

@@ -28,12 +28,11 @@ extension CredentialStorage {
     ///     later item for the same space and user compares with the earlier one's result).
     ///   - replacingDifferent: Whether a user the space holds with another password gets the
     ///     item's password (``BatchWriteOutcome/updated``) or keeps its own
-    ///     (``BatchWriteOutcome/keptDifferent``). A replaced synchronizable credential stays
-    ///     synchronizable: it is shared with other machines, and a local import should not
-    ///     silently stop sharing it.
+    ///     (``BatchWriteOutcome/keptDifferent``). A replaced credential keeps what the item
+    ///     leaves unset, its tier included, as ``set(_:for:options:)`` does.
     ///   - dryRun: Whether to roll the transaction back: the outcomes say what a write would do.
     /// - Returns: One outcome per item, in order.
-    /// - Throws: what ``set(_:for:)`` throws for any item (and then nothing is written).
+    /// - Throws: what ``set(_:for:options:)`` throws for any item (and then nothing is written).
     package func setAll(
         _ items: [(space: ProtectionSpace, credential: Credential)], replacingDifferent: Bool, dryRun: Bool
     ) throws -> [BatchWriteOutcome] {
@@ -49,21 +48,19 @@ extension CredentialStorage {
                     continue
                 }
                 let existing = try mutation.stored(user: credential.user, in: space)
-                var written = credential
                 switch existing {
                 case nil:
                     outcomes.append(.added)
                 case let existing? where existing.password == credential.password:
                     outcomes.append(.unchanged)
                     continue
-                case let existing? where replacingDifferent:
-                    if existing.persistence == .synchronizable { written.persistence = .synchronizable }
+                case _? where replacingDifferent:
                     outcomes.append(.updated)
                 default:
                     outcomes.append(.keptDifferent)
                     continue
                 }
-                try mutation.set(written, in: space, makeDefault: false)
+                try mutation.set(credential, in: space, makeDefault: false)
             }
             return outcomes
         }

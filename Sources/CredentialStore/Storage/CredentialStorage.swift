@@ -34,7 +34,8 @@ import Glibc
 /// - ``openDefault(logger:)``
 /// - ``/CredentialStoreCore/StoreKey``
 /// ### Storing and removing
-/// - ``set(_:for:)``
+/// - ``set(_:for:options:)``
+/// - ``update(user:for:options:_:)``
 /// - ``remove(user:for:options:)``
 /// - ``remove(_:for:options:)``
 /// - ``RemovalOptions``
@@ -48,7 +49,7 @@ import Glibc
 /// - ``defaultCredential(answering:)``
 /// - ``defaultCredential(for:realm:)``
 /// - ``setDefault(user:for:)``
-/// - ``setDefaultCredential(_:for:)``
+/// - ``setDefaultCredential(_:for:options:)``
 /// ### Observing
 /// - ``changes()``
 /// - ``CredentialChange``
@@ -167,26 +168,79 @@ public final class CredentialStorage: Sendable {
 
     // MARK: Storing
 
-    /// Stores `credential` for `space` in the tier its persistence names.
+    /// Stores `credential` for `space`, keeping what it leaves unset of the credential it replaces.
     ///
-    /// A user has one credential per space: setting a user already present replaces it, moving it
-    /// between tiers if need be. Setting an identical credential, or one with persistence
-    /// ``/CredentialStoreCore/Persistence/none``, changes and announces nothing. The first credential set in a space
-    /// without a default becomes the default.
+    /// A user has one credential per space: setting a user already present replaces what the new
+    /// credential names (the password, and each field it sets) and keeps the rest: a
+    /// ``/CredentialStoreCore/Credential/persistence`` left unset keeps the credential's tier, and
+    /// an expiry, refresh token, label or comment left `nil` (an attribute not given) keeps the
+    /// old one. To clear a detail, or to change details without the password, use
+    /// ``update(user:for:options:_:)``. Setting an identical credential, or one with persistence
+    /// ``/CredentialStoreCore/Persistence/none``, changes and announces nothing. The first
+    /// credential set in a space without a default becomes the default.
     ///
-    /// - Throws: `invalidInput` when the user name or password holds a CR, LF or NUL (or the
-    ///   space's realm does), `invalidProtectionSpace`, or the store's I/O and integrity errors.
-    public func set(_ credential: Credential, for space: ProtectionSpace) throws {
+    /// - Parameter options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable
+    ///   credential to another tier, which removes it on every synced machine.
+    /// - Throws: `synchronizableRemovalNeedsOption` (and nothing changes) when `credential` names
+    ///   another tier for a synchronizable credential without that option; `invalidInput` when the
+    ///   user name or password holds a CR, LF or NUL (or the space's realm does),
+    ///   `invalidProtectionSpace`, or the store's I/O and integrity errors.
+    public func set(_ credential: Credential, for space: ProtectionSpace, options: RemovalOptions = []) throws {
         try credential.validate(in: space)
         guard credential.persistence != .none else { return }
-        try mutate { try $0.set(credential, in: space, makeDefault: false) }
+        try mutate { try $0.set(credential, in: space, makeDefault: false, options: options) }
     }
 
-    /// Makes `credential` the default of `space`, storing it first if it is absent or differs.
-    public func setDefaultCredential(_ credential: Credential, for space: ProtectionSpace) throws {
+    /// Makes `credential` the default of `space`, storing it first as ``set(_:for:options:)`` does
+    /// if it is absent or differs.
+    public func setDefaultCredential(_ credential: Credential, for space: ProtectionSpace, options: RemovalOptions = []) throws {
         try credential.validate(in: space)
         guard credential.persistence != .none else { return }
-        try mutate { try $0.set(credential, in: space, makeDefault: true) }
+        try mutate { try $0.set(credential, in: space, makeDefault: true, options: options) }
+    }
+
+    /// Changes the credential `user` has in `space` in place: `change` gets it as stored, and
+    /// what it leaves is stored as it is, so a detail set to `nil` is cleared. The password need
+    /// not be restated.
+    ///
+    /// ```swift
+    /// try storage.update(user: "alice", for: space) { credential in
+    ///     credential.label = "CI token"
+    ///     credential.expires = nil
+    /// }
+    /// ```
+    ///
+    /// `change` runs inside the store's write transaction: keep it short, and do not use the
+    /// store from it.
+    ///
+    /// - Parameter options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable
+    ///   credential to another tier, which removes it on every synced machine.
+    /// - Returns: The credential as stored.
+    /// - Throws: `notFound` (and nothing changes) when `user` has no credential in `space`;
+    ///   `invalidInput` when `change` renames the user, sets persistence
+    ///   ``/CredentialStoreCore/Persistence/none`` or breaks a field rule;
+    ///   `synchronizableRemovalNeedsOption`, as ``set(_:for:options:)`` throws it; whatever
+    ///   `change` throws.
+    @discardableResult
+    public func update(
+        user: String, for space: ProtectionSpace, options: RemovalOptions = [], _ change: (inout Credential) throws -> Void
+    ) throws -> Credential {
+        try space.validate()
+        return try mutate { mutation in
+            guard var credential = try mutation.stored(user: user, in: space) else {
+                throw CredentialStorageError(.notFound, "\(String(reflecting: user)) has no credential in this protection space")
+            }
+            try change(&credential)
+            guard credential.user == user else {
+                throw CredentialStorageError(.invalidInput, "an update cannot rename the user; remove the credential and set one for the new user")
+            }
+            guard credential.persistence != .none else {
+                throw CredentialStorageError(.invalidInput, "an update cannot keep a credential nowhere; remove it instead")
+            }
+            try credential.validate(in: space)
+            try mutation.set(credential, in: space, makeDefault: false, fields: .replacingDetails, options: options)
+            return credential
+        }
     }
 
     /// Makes the credential that `user` already has in `space` the default, whatever its password
@@ -571,7 +625,10 @@ private struct MutationOutcome<T> {
     var generation: Int64?
 }
 
-/// Options for ``CredentialStorage/remove(_:for:options:)``.
+/// The consent a write needs to take a credential out of the fleet: for
+/// ``CredentialStorage/remove(_:for:options:)``, and for a ``CredentialStorage/set(_:for:options:)``
+/// or ``CredentialStorage/update(user:for:options:_:)`` that moves a synchronizable credential to
+/// another tier.
 public struct RemovalOptions: OptionSet, Sendable, Hashable {
     /// The option bits.
     public let rawValue: Int
@@ -581,6 +638,7 @@ public struct RemovalOptions: OptionSet, Sendable, Hashable {
         self.rawValue = rawValue
     }
 
-    /// Allows removing a synchronizable credential, which removes it on every synced machine too.
+    /// Allows removing a synchronizable credential, or moving it to another tier, which removes it
+    /// on every synced machine too.
     public static let removeSynchronizable = RemovalOptions(rawValue: 1 << 0)
 }

@@ -51,7 +51,7 @@ enum GitCompanionFold {
                 credential.expiresEpochSeconds = values.expiry
                 credential.refreshToken = values.refreshToken
                 if (try? credential.validate(in: space)) != nil {
-                    try mutation.set(credential, in: space, makeDefault: false)
+                    try mutation.set(credential, in: space, makeDefault: false, fields: .replacingDetails)
                 }
             }
             _ = try mutation.remove(user: companion.user, in: companionSpace, options: .removeSynchronizable)

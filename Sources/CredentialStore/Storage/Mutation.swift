@@ -52,14 +52,42 @@ struct Mutation {
 
     // MARK: Rules
 
-    mutating func set(_ credential: Credential, in space: ProtectionSpace, makeDefault: Bool) throws {
+    /// How a write treats what its credential leaves unset.
+    enum Fields {
+        /// The tier and each detail the credential leaves unset are the replaced credential's
+        /// (``Credential/keepingUnnamed(of:)``): what `set` does.
+        case keepingUnnamed
+        /// The details are written as the credential has them (a `nil` clears one); only a tier it
+        /// leaves unset is the replaced credential's: what an update of the whole credential does.
+        case replacingDetails
+    }
+
+    /// Writes `named` for its user in `space`.
+    ///
+    /// Moving a synchronizable credential to another tier removes it from every synced machine,
+    /// so it needs `options` to hold ``RemovalOptions/removeSynchronizable``, as a removal does.
+    mutating func set(
+        _ named: Credential, in space: ProtectionSpace, makeDefault: Bool, fields: Fields = .keepingUnnamed, options: RemovalOptions = []
+    ) throws {
         let spaceIndex = keys.spaceIndex(space)
         let currentDefault = try explicitDefault(space: space, spaceIndex: spaceIndex)
-        let user = credential.user
+        let user = named.user
         let sessionCredential = session[space].credentials[user]
         let row = try transaction.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user))
         let stored = try row.map(keys.decryptCredential)
         let existing = sessionCredential ?? stored
+        var credential = named
+        if let existing {
+            switch fields {
+            // Expiries are whole seconds; the clock reads milliseconds.
+            case .keepingUnnamed: credential = named.keepingUnnamed(of: existing, now: clock.now() / 1000)
+            case .replacingDetails where !named.choosesPersistence: credential.persistence = existing.persistence
+            case .replacingDetails: break
+            }
+        }
+        if existing?.persistence == .synchronizable, credential.persistence != .synchronizable, !options.contains(.removeSynchronizable) {
+            throw Self.leavingSync(user: user, to: credential.persistence)
+        }
         // Setting an identical credential is a no-op: it elects no default either.
         if existing == credential, !makeDefault { return }
 
@@ -86,6 +114,12 @@ struct Mutation {
             let persistence = target == user ? credential.persistence : (existing?.persistence ?? credential.persistence)
             announce(.defaultChanged, space, target, persistence)
         }
+    }
+
+    /// What moving a synchronizable credential to another tier without consent throws.
+    static func leavingSync(user: String, to persistence: Persistence) -> CredentialStorageError {
+        CredentialStorageError(.synchronizableRemovalNeedsOption,
+            "the credential of \(String(reflecting: user)) is synchronizable; keeping it \(persistence == .forSession ? "for this session" : "on this machine only") removes it on every synced machine, so confirm it with RemovalOptions.removeSynchronizable, or leave its persistence unset to keep it synchronizable")
     }
 
     /// Makes the credential `user` already has in `space` the default, whatever its password and

@@ -10,10 +10,18 @@ extension CredentialStorage {
     /// Stores `identity` for `endpoint`, in the tier `persistence` names; replaces the identity
     /// stored there before.
     ///
+    /// - Parameters:
+    ///   - persistence: The tier; `nil` keeps the tier of the identity it replaces, or
+    ///     ``/CredentialStoreCore/Persistence/permanent`` for a new one.
+    ///   - options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable identity to
+    ///     another tier, which removes it on every synced machine.
     /// - Throws: `invalidInput` for an identity without a certificate or a key, or one larger
-    ///   than a sync bundle carries; the store's I/O and integrity errors.
-    public func setIdentity(_ identity: ClientIdentity, for endpoint: TLSEndpoint, persistence: Persistence = .permanent) throws {
-        try set(TLSItemCoding.credential(identity, persistence: persistence), for: endpoint.space(.clientCertificate))
+    ///   than a sync bundle carries; `synchronizableRemovalNeedsOption`, as
+    ///   ``set(_:for:options:)`` throws it; the store's I/O and integrity errors.
+    public func setIdentity(
+        _ identity: ClientIdentity, for endpoint: TLSEndpoint, persistence: Persistence? = nil, options: RemovalOptions = []
+    ) throws {
+        try setTLSItem(TLSItemCoding.credential(identity, persistence: persistence), for: endpoint.space(.clientCertificate), options: options)
     }
 
     /// The identity to present to `host` at `port`: the one stored for that host and port, else
@@ -47,12 +55,28 @@ extension CredentialStorage {
         try tlsItems(.clientCertificate, user: TLSItemCoding.identityUser).mapValues { (try TLSItemCoding.identity($0), $0.persistence) }
     }
 
+    /// Writes a TLS item: its details are the item's own (an identity's expiry is its
+    /// certificate's), and only a tier left unset is the replaced item's.
+    private func setTLSItem(_ credential: Credential, for space: ProtectionSpace, options: RemovalOptions) throws {
+        try credential.validate(in: space)
+        guard credential.persistence != .none else { return }
+        try mutate { try $0.set(credential, in: space, makeDefault: false, fields: .replacingDetails, options: options) }
+    }
+
     // MARK: Server trust
 
     /// Stores what `endpoint`'s servers must present (pins, extra anchors), in the tier
     /// `persistence` names; replaces what was stored there before.
-    public func setServerTrust(_ trust: ServerTrust, for endpoint: TLSEndpoint, persistence: Persistence = .permanent) throws {
-        try set(TLSItemCoding.credential(trust, persistence: persistence), for: endpoint.space(.serverTrust))
+    ///
+    /// - Parameters:
+    ///   - persistence: The tier; `nil` keeps the tier of the trust it replaces, or
+    ///     ``/CredentialStoreCore/Persistence/permanent`` for a new one.
+    ///   - options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable trust to
+    ///     another tier, which removes it on every synced machine.
+    public func setServerTrust(
+        _ trust: ServerTrust, for endpoint: TLSEndpoint, persistence: Persistence? = nil, options: RemovalOptions = []
+    ) throws {
+        try setTLSItem(TLSItemCoding.credential(trust, persistence: persistence), for: endpoint.space(.serverTrust), options: options)
     }
 
     /// The trust to evaluate `host` at `port` by: the one stored for that host and port, else for
@@ -103,21 +127,25 @@ enum TLSItemCoding {
     static let identityUser = "identity"
     static let trustUser = "trust"
 
-    static func credential(_ identity: ClientIdentity, persistence: Persistence) throws -> Credential {
+    static func credential(_ identity: ClientIdentity, persistence: Persistence?) throws -> Credential {
         guard !identity.certificateChain.isEmpty, !identity.certificateChain.contains(where: \.isEmpty), !identity.privateKey.isEmpty else {
             throw CredentialStorageError(.invalidInput, "a client identity needs its certificate and its private key")
         }
         let text = "identity/1 key=\(base64(identity.privateKey)) chain=\(identity.certificateChain.map(base64).joined(separator: ","))"
-        return Credential(user: identityUser, password: text, persistence: persistence, expires: identity.expires)
+        var credential = Credential(user: identityUser, password: text, expires: identity.expires)
+        if let persistence { credential.persistence = persistence }
+        return credential
     }
 
-    static func credential(_ trust: ServerTrust, persistence: Persistence) throws -> Credential {
+    static func credential(_ trust: ServerTrust, persistence: Persistence?) throws -> Credential {
         guard !trust.pins.isEmpty || !trust.anchors.isEmpty, !trust.anchors.contains(where: \.isEmpty) else {
             throw CredentialStorageError(.invalidInput, "a server trust needs a pin or an anchor certificate")
         }
         let pins = trust.pins.sorted().map { base64($0.digest) }.joined(separator: ",")
         let text = "trust/1 pins=\(pins) anchors=\(trust.anchors.map(base64).joined(separator: ","))"
-        return Credential(user: trustUser, password: text, persistence: persistence)
+        var credential = Credential(user: trustUser, password: text)
+        if let persistence { credential.persistence = persistence }
+        return credential
     }
 
     static func identity(_ credential: Credential) throws -> ClientIdentity {

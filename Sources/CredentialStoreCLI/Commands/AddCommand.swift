@@ -11,8 +11,16 @@ struct AddCommand: ParsableCommand {
         discussion: """
             The password is one line of standard input (the newline is not part of it) or, on a \
             terminal, typed twice at a prompt that does not echo. It never comes from the command \
-            line. Adding a user that the space already has replaces that user's password and tier. \
-            The first credential of a space becomes its default. With --refresh-token, an OAuth             refresh token is read the same way after the password (the next line, or a second             prompt). --expires takes a UTC time (2026-12-31T00:00:00Z) or a duration from now             (30d, 12h, 45m, 90s); an expired credential is no space's default.
+            line. Adding a user that the space already has replaces that user's password and what \
+            else the command names, and keeps the rest: its tier unless --persistence is given, \
+            its label, comment, expiry and refresh token unless given, and each attribute not \
+            given. Moving a synchronizable credential to another tier removes it from every \
+            synced machine, so it needs --synchronizable too. `credstore edit` changes the \
+            details without the password. The first credential of a space becomes its default. \
+            With --refresh-token, an OAuth refresh token is read the same way after the password \
+            (the next line, or a second prompt). --expires takes a UTC time \
+            (2026-12-31T00:00:00Z) or a duration from now (30d, 12h, 45m, 90s); an expired \
+            credential is no space's default.
             """)
 
     @OptionGroup var space: SpaceOptions
@@ -20,8 +28,11 @@ struct AddCommand: ParsableCommand {
     @Option(help: "The user name.")
     var user: String
 
-    @Option(help: "Where the credential is kept: permanent (this machine) or synchronizable (also exported).")
-    var persistence: PersistenceName = .permanent
+    @Option(help: "Where the credential is kept: permanent (this machine) or synchronizable (also exported); a new credential is permanent, a replaced one keeps its tier.")
+    var persistence: PersistenceName?
+
+    @Flag(help: "Confirm moving a synchronizable credential to another tier, which removes it on every synced machine.")
+    var synchronizable = false
 
     @Flag(name: .customLong("default"), help: "Make this credential the default of its space.")
     var makeDefault = false
@@ -49,6 +60,11 @@ struct AddCommand: ParsableCommand {
         _ = try SearchFilters.pairs(attributes)
     }
 
+    /// What moving a synchronizable credential to another tier without `--synchronizable` prints.
+    static func leavingSync(user: String, space: ProtectionSpace, to persistence: Persistence) -> CommandFailure {
+        CommandFailure(.usage, "the credential of \(user) at \(Describe.space(space)) is synchronizable, so making it \(persistence.rawValue) removes it on every synced machine; add --synchronizable to confirm, or leave out --persistence to keep it synchronizable")
+    }
+
     /// `--expires`: an ISO 8601 time in UTC, or a whole number of days, hours, minutes or seconds
     /// from `now`.
     static func expiry(_ text: String, now: Date) throws -> Date {
@@ -68,14 +84,19 @@ struct AddCommand: ParsableCommand {
         let password = try console.readNewPassword(prompt: "Password for \(user) at \(Describe.space(protectionSpace)): ")
         let refreshToken = readsRefreshToken
             ? try console.readNewPassword(prompt: "Refresh token for \(user): ", what: "refresh token") : nil
-        let credential = Credential(
-            user: user, password: password, persistence: persistence.persistence,
-            expires: try expires.map { try Self.expiry($0, now: Date()) }, refreshToken: refreshToken, label: label, comment: comment,
-            attributes: try SearchFilters.pairs(attributes))
-        if makeDefault {
-            try storage.setDefaultCredential(credential, for: protectionSpace)
-        } else {
-            try storage.set(credential, for: protectionSpace)
+        var credential = Credential(
+            user: user, password: password, expires: try expires.map { try Self.expiry($0, now: Date()) }, refreshToken: refreshToken,
+            label: label, comment: comment, attributes: try SearchFilters.pairs(attributes))
+        if let persistence { credential.persistence = persistence.persistence }
+        let options: RemovalOptions = synchronizable ? .removeSynchronizable : []
+        do {
+            if makeDefault {
+                try storage.setDefaultCredential(credential, for: protectionSpace, options: options)
+            } else {
+                try storage.set(credential, for: protectionSpace, options: options)
+            }
+        } catch CredentialStorageError.Code.synchronizableRemovalNeedsOption {
+            throw Self.leavingSync(user: user, space: protectionSpace, to: credential.persistence)
         }
     }
 }

@@ -86,7 +86,7 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "With --from: replace the password the store holds for a site and user when the file has another.")
     var overwrite = false
 
-    @Option(help: "With --from: the tier of the imported credentials (permanent, the default, or synchronizable).")
+    @Option(help: "With --from: the tier of the imported credentials (permanent or synchronizable); new ones are permanent, replaced ones keep their tier.")
     var persistence: PersistenceName?
 
     @OptionGroup var global: GlobalOptions
@@ -100,7 +100,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let console = Console.current
         if let format {
-            try ForeignImport.run(file: file, format: format, persistence: (persistence ?? .permanent).persistence,
+            try ForeignImport.run(file: file, format: format, persistence: persistence?.persistence,
                                   overwrite: overwrite, dryRun: dryRun, global: global, console: console)
             return
         }

@@ -240,7 +240,7 @@ extension ForeignImport {
     /// - Parameter storage: the store, or nil in a dry run on a store that does not exist yet
     ///   (every credential would be added, and no store is created to find that out).
     package static func apply(
-        _ rows: [Row], to storage: CredentialStorage?, persistence: Persistence, overwrite: Bool, dryRun: Bool
+        _ rows: [Row], to storage: CredentialStorage?, persistence: Persistence?, overwrite: Bool, dryRun: Bool
     ) throws -> [Outcome] {
         struct Key: Hashable {
             var space: ProtectionSpace
@@ -254,7 +254,8 @@ extension ForeignImport {
             var outcome = Outcome(row: row, action: .skip, reason: row.skipped)
             defer { outcomes.append(outcome) }
             guard outcome.reason == nil, let space = row.space else { continue }
-            let credential = Credential(user: row.user, password: row.password, persistence: persistence)
+            var credential = Credential(user: row.user, password: row.password)
+            if let persistence { credential.persistence = persistence }
             if row.user.isEmpty {
                 outcome.reason = "it has no user name"
             } else if row.password.isEmpty {
@@ -292,7 +293,7 @@ extension ForeignImport {
     }
 
     /// Runs `credstore import FILE --from FORMAT`.
-    static func run(file: String, format: ImportFormat, persistence: Persistence, overwrite: Bool, dryRun: Bool,
+    static func run(file: String, format: ImportFormat, persistence: Persistence?, overwrite: Bool, dryRun: Bool,
                     global: GlobalOptions, console: Console) throws {
         let text: String
         do {
@@ -311,7 +312,12 @@ extension ForeignImport {
         let rows = try rows(text, format: format)
         let location = global.location(in: console)
         let storage = dryRun ? try location.openIfPresent(console) : try location.openOrCreate(console)
-        let outcomes = try apply(rows, to: storage, persistence: persistence, overwrite: overwrite, dryRun: dryRun)
+        let outcomes: [Outcome]
+        do {
+            outcomes = try apply(rows, to: storage, persistence: persistence, overwrite: overwrite, dryRun: dryRun)
+        } catch CredentialStorageError.Code.synchronizableRemovalNeedsOption {
+            throw CommandFailure(.usage, "\(file) replaces a synchronizable credential, which --persistence \(persistence?.rawValue ?? "") would remove on every synced machine; leave out --persistence to keep each replaced credential's tier (nothing was imported)")
+        }
         let count = { (action: Action) in outcomes.filter { $0.action == action }.count }
         let advice = dryRun ? nil : deletionAdvice(file: file, format: format)
         if global.json {

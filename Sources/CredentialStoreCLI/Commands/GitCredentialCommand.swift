@@ -244,7 +244,7 @@ package struct GitCredentialRequest: Equatable {
         if credential.persistence != .synchronizable { credential.persistence = .permanent }
         credential.expiresEpochSeconds = passwordExpiry
         credential.refreshToken = refreshToken
-        try storage.setDefaultCredential(credential, for: target)
+        try storage.setDefaultCredentialExactly(credential, for: target)
     }
 
     /// Removes the matching credential, with its expiry and refresh token.

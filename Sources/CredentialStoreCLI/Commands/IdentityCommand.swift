@@ -28,8 +28,11 @@ struct IdentityCommand: ParsableCommand {
 
         @OptionGroup var endpoint: EndpointOptions
 
-        @Option(help: "Where the identity is kept: permanent (this machine) or synchronizable (also exported).")
-        var persistence: PersistenceName = .permanent
+        @Option(help: "Where the identity is kept: permanent (this machine) or synchronizable (also exported); a new identity is permanent, a replaced one keeps its tier.")
+        var persistence: PersistenceName?
+
+        @Flag(help: "Confirm moving a synchronizable identity to another tier, which removes it on every synced machine.")
+        var synchronizable = false
 
         @OptionGroup var global: GlobalOptions
 
@@ -44,10 +47,12 @@ struct IdentityCommand: ParsableCommand {
                 do { identity = try ClientIdentity(pkcs12: contents, password: password) } catch { throw failure(error) }
             }
             let storage = try global.location(in: console).openOrCreate(console)
-            try storage.setIdentity(identity, for: endpoint.endpoint, persistence: persistence.persistence)
+            try storage.setIdentity(identity, for: endpoint.endpoint, persistence: persistence?.persistence,
+                                    options: synchronizable ? .removeSynchronizable : [])
             let summary = identity.leafSummary
             if global.json {
-                console.output.write(IdentityJSON.object(endpoint.endpoint, identity, persistence.persistence).rendered + "\n")
+                let stored = try persistence?.persistence ?? storage.identities()[endpoint.endpoint]?.persistence ?? .permanent
+                console.output.write(IdentityJSON.object(endpoint.endpoint, identity, stored).rendered + "\n")
             } else {
                 // The subject is the certificate's text, chosen by whoever made it: escaped, as every
                 // table cell is, so that it cannot drive the terminal.

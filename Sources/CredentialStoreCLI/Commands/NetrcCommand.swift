@@ -55,7 +55,8 @@ struct NetrcCommand: ParsableCommand {
             var accepted: [(space: ProtectionSpace, credential: Credential)] = []
             for (machine, line) in zip(netrc.machines, netrc.lines) {
                 let space = ProtectionSpace(host: machine.host, port: 0, protocol: "https", realm: nil)
-                let credential = Credential(user: machine.login, password: machine.password, persistence: .permanent)
+                // No tier named: a credential already stored keeps its own (a synchronizable one stays shared).
+                let credential = Credential(user: machine.login, password: machine.password)
                 do {
                     // The rules `set` applies, checked here so that a refused entry is named and skipped.
                     try credential.validate(in: space)

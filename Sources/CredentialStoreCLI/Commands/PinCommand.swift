@@ -41,8 +41,11 @@ struct PinCommand: ParsableCommand {
         @Option(help: ArgumentHelp("A PEM file of anchor certificates for this server.", valueName: "file"))
         var anchor: String?
 
-        @Option(help: "Where the pins are kept: permanent (this machine) or synchronizable (also exported).")
-        var persistence: PersistenceName = .permanent
+        @Option(help: "Where the pins are kept: permanent (this machine) or synchronizable (also exported); new pins are permanent, added ones keep the tier of those there.")
+        var persistence: PersistenceName?
+
+        @Flag(help: "Confirm moving synchronizable pins to another tier, which removes them on every synced machine.")
+        var synchronizable = false
 
         @OptionGroup var global: GlobalOptions
 
@@ -101,9 +104,11 @@ struct PinCommand: ParsableCommand {
             var trust = try storage.serverTrust(for: target.endpoint) ?? ServerTrust()
             trust.pins.formUnion(added)
             for certificate in anchors where !trust.anchors.contains(certificate) { trust.anchors.append(certificate) }
-            try storage.setServerTrust(trust, for: target.endpoint, persistence: persistence.persistence)
+            try storage.setServerTrust(trust, for: target.endpoint, persistence: persistence?.persistence,
+                                       options: synchronizable ? .removeSynchronizable : [])
             if global.json {
-                console.output.write(PinJSON.object(target.endpoint, trust, persistence.persistence).rendered + "\n")
+                let stored = try persistence?.persistence ?? storage.serverTrusts()[target.endpoint]?.persistence ?? .permanent
+                console.output.write(PinJSON.object(target.endpoint, trust, stored).rendered + "\n")
             } else {
                 console.output.write("\(Describe.endpoint(target.endpoint)): \(trust.pins.count) pin(s), \(trust.anchors.count) anchor(s)\(trust.pins.count == 1 ? "; add a backup pin before the server's key changes" : "")\n")
             }

@@ -6,13 +6,27 @@ public import Foundation
 /// Equality and hashing agree on every field. The password and the refresh token never appear in
 /// `description`, `debugDescription` or a `dump`, so a credential can be logged or interpolated
 /// without leaking either. Every field is encrypted at rest and carried by sync.
+///
+/// A write replaces what it names and keeps the rest: a ``persistence`` left unset, and details
+/// left `nil` (or attributes not given), keep those of the credential the write replaces (see
+/// ``CredentialStorage/set(_:for:options:)``).
 public struct Credential: Hashable, Sendable {
     /// The user name; a space holds at most one credential per user.
     public var user: String
     /// The secret.
     public var password: String
-    /// The tier the credential is kept in.
-    public var persistence: Persistence
+    /// The tier the credential is kept in: the one set, else ``Persistence/permanent``.
+    ///
+    /// A credential whose tier was never set takes the tier of the one it replaces when it is
+    /// written, so changing a password never moves a credential out of the synchronizable tier
+    /// by accident.
+    public var persistence: Persistence {
+        get { chosenPersistence ?? .permanent }
+        set { chosenPersistence = newValue }
+    }
+
+    /// The tier the caller chose; nil when it left the tier to the store.
+    private var chosenPersistence: Persistence?
     /// The OAuth refresh token that renews ``password`` when it expires: a secret like the
     /// password, never shown.
     public var refreshToken: String?
@@ -38,21 +52,31 @@ public struct Credential: Hashable, Sendable {
         set { expirySeconds = newValue.map { Self.wholeSeconds($0) } }
     }
 
-    /// Creates a credential, kept on disk (``Persistence/permanent``) unless `persistence` says
-    /// otherwise: what a credential store is for.
+    /// Creates a credential whose tier is left to the write: it keeps the tier of the credential
+    /// it replaces, or is ``Persistence/permanent`` when it is new (what a credential store is for).
     public init(
-        user: String, password: String, persistence: Persistence = .permanent,
-        expires: Date? = nil, refreshToken: String? = nil, label: String? = nil, comment: String? = nil,
-        attributes: [String: String] = [:]
+        user: String, password: String, expires: Date? = nil, refreshToken: String? = nil, label: String? = nil,
+        comment: String? = nil, attributes: [String: String] = [:]
     ) {
         self.user = user
         self.password = password
-        self.persistence = persistence
+        self.chosenPersistence = nil
         self.refreshToken = refreshToken
         self.label = label
         self.comment = comment
         self.attributes = attributes
         self.expirySeconds = expires.map { Self.wholeSeconds($0) }
+    }
+
+    /// Creates a credential kept in the tier `persistence` names.
+    public init(
+        user: String, password: String, persistence: Persistence, expires: Date? = nil, refreshToken: String? = nil,
+        label: String? = nil, comment: String? = nil, attributes: [String: String] = [:]
+    ) {
+        self.init(
+            user: user, password: password, expires: expires, refreshToken: refreshToken, label: label, comment: comment,
+            attributes: attributes)
+        self.chosenPersistence = persistence
     }
 
     /// Whether the password has expired at `date`: its expiry is at or before it.
@@ -72,6 +96,27 @@ public struct Credential: Hashable, Sendable {
         set { expirySeconds = newValue }
     }
 
+    /// Whether the tier was chosen, rather than left to the write (see ``persistence``).
+    package var choosesPersistence: Bool { chosenPersistence != nil }
+
+    /// This credential as a write that names it leaves `existing`: what this one names replaces
+    /// `existing`'s, and what it leaves unset (the tier, each detail; each attribute it does not
+    /// give) is `existing`'s.
+    ///
+    /// An expiry that has passed by `now` is the old password's alone: a new password does not
+    /// keep it, or it would be expired the moment it is stored.
+    package func keepingUnnamed(of existing: Credential, now: Int64) -> Credential {
+        var result = self
+        result.chosenPersistence = chosenPersistence ?? existing.persistence
+        let expiredWithTheOldPassword = password != existing.password && Self.hasPassed(existing.expirySeconds, at: now)
+        result.expirySeconds = expirySeconds ?? (expiredWithTheOldPassword ? nil : existing.expirySeconds)
+        result.refreshToken = refreshToken ?? existing.refreshToken
+        result.label = label ?? existing.label
+        result.comment = comment ?? existing.comment
+        result.attributes = existing.attributes.merging(attributes) { _, named in named }
+        return result
+    }
+
     /// Whether any field beyond user, password and tier is set.
     package var hasDetails: Bool {
         expirySeconds != nil || refreshToken != nil || label != nil || comment != nil || !attributes.isEmpty
@@ -83,6 +128,27 @@ public struct Credential: Hashable, Sendable {
         // A date no calendar reaches saturates rather than traps.
         guard seconds.isFinite else { return seconds > 0 ? .max : .min }
         return Int64(exactly: seconds) ?? (seconds > 0 ? .max : .min)
+    }
+}
+
+extension Credential {
+    /// Equal when every field is, the tier as ``persistence`` reads it (chosen or not).
+    public static func == (lhs: Credential, rhs: Credential) -> Bool {
+        lhs.user == rhs.user && lhs.password == rhs.password && lhs.persistence == rhs.persistence
+            && lhs.expirySeconds == rhs.expirySeconds && lhs.refreshToken == rhs.refreshToken && lhs.label == rhs.label
+            && lhs.comment == rhs.comment && lhs.attributes == rhs.attributes
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(user)
+        hasher.combine(password)
+        hasher.combine(persistence)
+        hasher.combine(expirySeconds)
+        hasher.combine(refreshToken)
+        hasher.combine(label)
+        hasher.combine(comment)
+        hasher.combine(attributes)
     }
 }
 
