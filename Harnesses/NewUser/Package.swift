@@ -17,6 +17,11 @@ let package = Package(
             name: "NewUser",
             dependencies: [.product(name: "CredentialStoreNetworking", package: "credstore")]
         ),
+        // What everyday use must never lose, through the library alone.
+        .executableTarget(
+            name: "Everyday",
+            dependencies: [.product(name: "CredentialStore", package: "credstore")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

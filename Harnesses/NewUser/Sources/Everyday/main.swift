@@ -1,0 +1,104 @@
+// What everyday use of the library must never lose, tried from a package outside credstore that
+// depends on it by path, as an app does:
+//
+//     Everyday STORE_FOLDER
+//
+// Prints one line per check, `ok NAME` or `FAIL NAME: why`, and exits 1 if any failed.
+import CredentialStore
+import Foundation
+
+let arguments = CommandLine.arguments
+guard arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: Everyday STORE_FOLDER\n".utf8))
+    exit(64)
+}
+let folder = URL(fileURLWithPath: arguments[1], isDirectory: true)
+var failures = 0
+
+/// Runs one check and prints its line; 1 when it failed, else 0.
+func check(_ name: String, _ body: () throws -> String?) -> Int {
+    do {
+        if let why = try body() {
+            print("FAIL \(name): \(why)")
+            return 1
+        }
+        print("ok \(name)")
+        return 0
+    } catch {
+        print("FAIL \(name): \(error)")
+        return 1
+    }
+}
+
+/// The store named `name` inside `folder`, created on first use.
+@Sendable func open(_ name: String, in folder: URL) throws -> CredentialStorage {
+    let store = folder.appendingPathComponent(name, isDirectory: true)
+    return try CredentialStorage(
+        at: store.appendingPathComponent("credentials.db"), key: .keyFile(store.appendingPathComponent("store.key")),
+        rollbackAnchor: .directory(folder.appendingPathComponent("anchors")))
+}
+
+let space = try ProtectionSpace(url: URL(string: "https://a.example.com")!)
+
+// A new password keeps the tier and the details the write does not name.
+failures += check("a-new-password-keeps-tier-and-details") {
+    let storage = try open("keeps", in: folder)
+    try storage.set(Credential(user: "u", password: "old", persistence: .synchronizable, label: "L1", attributes: ["env": "prod"]), for: space)
+    try storage.set(Credential(user: "u", password: "new"), for: space)
+    guard let stored = try storage.credentials(for: space)["u"] else { return "the credential is gone" }
+    if stored.password != "new" { return "the password was not replaced" }
+    if stored.persistence != .synchronizable { return "the tier became \(stored.persistence)" }
+    if stored.label != "L1" || stored.attributes != ["env": "prod"] { return "the details were dropped" }
+    return nil
+}
+
+// Leaving the synchronizable tier is a removal from the fleet: it needs consent.
+failures += check("leaving-sync-needs-consent") {
+    let storage = try open("consent", in: folder)
+    try storage.set(Credential(user: "u", password: "pw", persistence: .synchronizable), for: space)
+    do {
+        try storage.set(Credential(user: "u", password: "pw2", persistence: .permanent), for: space)
+        return "moved out of the synchronizable tier without consent"
+    } catch let error as CredentialStorageError where error.code == .synchronizableRemovalNeedsOption {}
+    try storage.set(Credential(user: "u", password: "pw2", persistence: .permanent), for: space, options: .removeSynchronizable)
+    return try storage.credentials(for: space)["u"]?.persistence == .permanent ? nil : "the confirmed move did not happen"
+}
+
+// Details change, and clear, without the password.
+failures += check("update-changes-details-without-the-password") {
+    let storage = try open("update", in: folder)
+    try storage.set(Credential(user: "u", password: "pw", label: "L1", comment: "c"), for: space)
+    try storage.update(user: "u", for: space) { credential in
+        credential.label = nil
+        credential.attributes["team"] = "infra"
+    }
+    guard let stored = try storage.credentials(for: space)["u"] else { return "the credential is gone" }
+    if stored.password != "pw" || stored.comment != "c" { return "kept fields changed" }
+    return stored.label == nil && stored.attributes == ["team": "infra"] ? nil : "the update was not applied"
+}
+
+// Eight threads opening a store that does not exist yet: one store, every write kept.
+failures += check("first-use-from-many-threads") {
+    let errors = ErrorBox()
+    let (folder, space) = (folder, space)
+    DispatchQueue.concurrentPerform(iterations: 8) { index in
+        do {
+            try open("first-use", in: folder).set(Credential(user: "user\(index)", password: "pw\(index)"), for: space)
+        } catch {
+            errors.append("\(error)")
+        }
+    }
+    if let first = errors.all.first { return first }
+    let count = try open("first-use", in: folder).credentials(for: space).count
+    return count == 8 ? nil : "\(count) of 8 credentials"
+}
+
+/// Errors collected from several threads.
+final class ErrorBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [String] = []
+    func append(_ error: String) { lock.withLock { errors.append(error) } }
+    var all: [String] { lock.withLock { errors } }
+}
+
+exit(failures > 0 ? 1 : 0)
