@@ -97,7 +97,7 @@ package final class SQLiteRepository: Sendable {
         if lstat(path + "-wal", &walInfo) == 0, walInfo.st_size > 0 { return }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
+        defer { Glibc.close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return }
         var header = [UInt8](repeating: 0, count: 100)
@@ -114,22 +114,13 @@ package final class SQLiteRepository: Sendable {
         }
     }
 
-    /// Whether the file holds no store yet (a new, empty database).
-    package func isEmpty() throws -> Bool {
-        try Self.mapErrors {
-            try queue.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0
-            }
-        }
-    }
-
     /// What runs in a migration's transaction once its steps are applied, given their identifiers:
     /// the steps that need the store's keys (filling in the table seal) are done there.
     package typealias AfterMigrating = ([String], any CredentialRepositoryWriting) throws -> Void
 
-    /// Creates the store in a new file: WAL mode, every migration, the header and key slots, all
-    /// in one transaction that also settles a race between two processes creating the same store.
-    /// Returns the header that won.
+    /// Creates the store in a new file that no other process opens yet (the creation's temporary,
+    /// which is linked into place once whole): WAL mode, every migration, the header and key slots,
+    /// all in one transaction. Returns the header and slots as stored.
     package func create(
         header: StoreHeader, slots: [KeySlot], upTo identifier: String? = nil, observer: any RowChangeObserver,
         afterMigrating: AfterMigrating
@@ -140,11 +131,9 @@ package final class SQLiteRepository: Sendable {
                 _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 try db.inTransaction(.immediate) {
                     let applied = try Self.migrate(db, upTo: identifier)
-                    if try Int.fetchOne(db, sql: "SELECT count(*) FROM store_header") == 0 {
-                        try SQLiteAccess(db: db).initialize(header: header, slots: slots)
-                        try afterMigrating(applied, SQLiteAccess(db: db, observer: observer))
-                        try observer.willCommit()
-                    }
+                    try SQLiteAccess(db: db).initialize(header: header, slots: slots)
+                    try afterMigrating(applied, SQLiteAccess(db: db, observer: observer))
+                    try observer.willCommit()
                     return .commit
                 }
             }
@@ -153,6 +142,17 @@ package final class SQLiteRepository: Sendable {
             throw CredentialStorageError(.corrupt, "the new store has no header; delete the empty file and try again")
         }
         return stored
+    }
+
+    /// Closes the connection, for good: the last connection to close checkpoints the WAL into the
+    /// database and deletes it, so that the database file alone is the whole store (what a new
+    /// store must be before it is linked into place).
+    package func close() throws {
+        try Self.mapErrors {
+            // The held statements first: an unfinalized statement keeps the connection open.
+            try queue.writeWithoutTransaction { _ in prepared.removeAll() }
+            try queue.close()
+        }
     }
 
     /// The header and key slots, and whether migrations are pending, in one read: what opening an

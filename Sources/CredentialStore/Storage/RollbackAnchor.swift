@@ -71,7 +71,7 @@ final class AnchorFile: Sendable {
     /// The generation recorded, if the anchor exists and reads as one.
     func recordedGeneration() -> Int64? {
         descriptor.withLock { slot in
-            guard let file = openFile(&slot, creating: false) else { return nil }
+            guard let file = openFile(&slot) else { return nil }
             return Self.generation(in: file)
         }
     }
@@ -101,22 +101,27 @@ final class AnchorFile: Sendable {
         }
     }
 
-    /// The anchor's descriptor, opened (and with `creating`, created) on first use. Reopened when
+    /// The anchor's descriptor, opened on first use; with `creating`, a missing anchor is created
+    /// first, whole, at generation 0 (which holds nothing back): a reader never finds it empty or
+    /// half written, and two processes creating it do not write over each other. Reopened when
     /// the file was deleted meanwhile (which is how a user accepts a restored backup), so that
     /// later generations go to the new anchor rather than to the unlinked one.
-    private func openFile(_ slot: inout Int32?, creating: Bool) -> Int32? {
+    private func openFile(_ slot: inout Int32?, creating: Bool = false) -> Int32? {
         if let file = slot {
             var info = stat()
             if fstat(file, &info) == 0, info.st_nlink > 0 { return file }
             close(file)
             slot = nil
         }
-        if creating {
-            let directory = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent, isDirectory: true)
-            if (try? StoreFiles.ensureDirectory(directory)) == nil { return nil }
+        var file = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        if file < 0, errno == ENOENT, creating {
+            let url = URL(fileURLWithPath: path, isDirectory: false)
+            guard (try? StoreFiles.ensureDirectory(url.deletingLastPathComponent())) != nil else { return nil }
+            let zero = [UInt8](repeating: UInt8(ascii: "0"), count: Self.width) + [UInt8(ascii: "\n")]
+            // False when another process's anchor got there first: that one is opened.
+            _ = try? StoreFiles.linkNew(url, contents: zero)
+            file = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         }
-        let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | (creating ? O_CREAT : 0)
-        let file = open(path, flags, 0o600)
         guard file >= 0 else { return nil }
         // Another user's anchor is neither believed nor written (the folder is this user's, 0700,
         // so only root could have put it there; root's own is accepted like any of root's files).
@@ -198,11 +203,18 @@ struct StoreRecord {
     /// nothing is (best effort: the record only ever makes detection possible).
     func check(storeID: [UInt8], protection: StoreProtection) throws {
         let expected = Self.line(storeID: storeID, protection: protection)
-        guard let recorded = try recorded() else {
-            record(expected)
-            return
+        var recorded = try recorded()
+        if recorded == nil {
+            // Made whole and never over a record another process wrote meanwhile, which is read
+            // instead (made by the one creation that could put a store here since).
+            if createRecord(expected) { return }
+            recorded = try self.recorded()
         }
-        guard recorded != expected else { return }
+        guard let first = recorded, first != expected else { return }
+        // A new store is put in place and recorded under its folder's lock: taken here, the
+        // record read again is the store's own if it was just created in place of a deleted one.
+        let folder = (databasePath as NSString).deletingLastPathComponent
+        guard let recorded = try StoreFiles.withFolderLock(folder, exclusive: false, { try self.recorded() }), recorded != expected else { return }
         let parts = recorded.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         func describe(_ kind: String) -> String { kind == StoreProtection.passphrase.rawValue ? "locked with a passphrase" : "unlocked by a key file" }
         var differences: [String] = []
@@ -215,11 +227,20 @@ struct StoreRecord {
             "the store at \(databasePath) is not the one last seen there: \(what), so it was replaced. If it was replaced on purpose, forget the recorded store (CredentialStorage.forgetRecordedStore(at:)) to accept it; otherwise restore your own store")
     }
 
-    /// Writes `line` as the record (0600, atomically), creating the anchor folder.
+    /// Writes `line` as the record (0600, atomically), over any record there, creating the anchor
+    /// folder: for a store just created at the path.
     func record(_ line: String) {
         let url = URL(fileURLWithPath: path, isDirectory: false)
         guard (try? StoreFiles.ensureDirectory(url.deletingLastPathComponent())) != nil else { return }
         try? StoreFiles.writeAtomically(url, bytes: Array(line.utf8))
+    }
+
+    /// Writes `line` as the record where there is none (0600, whole); false when a record is
+    /// there already, or cannot be written.
+    private func createRecord(_ line: String) -> Bool {
+        let url = URL(fileURLWithPath: path, isDirectory: false)
+        guard (try? StoreFiles.ensureDirectory(url.deletingLastPathComponent())) != nil else { return false }
+        return (try? StoreFiles.linkNew(url, contents: Array(line.utf8))) == true
     }
 
     /// Forgets the record, so that the next open records whichever store is at the path.

@@ -84,7 +84,6 @@ enum StoreFiles {
         return "uid \(uid)"
     }
 
-    /// Checks the database and whatever journal files SQLite left beside it.
     /// The size of the file at `path` in bytes, with its WAL's; 0 when neither is there.
     static func size(of path: String) -> Int64 {
         var total: Int64 = 0
@@ -95,6 +94,8 @@ enum StoreFiles {
         return total
     }
 
+    /// Checks the database and whatever journal files SQLite left beside it; whether the
+    /// database is there.
     static func checkStoreFiles(database path: String) throws -> Bool {
         for suffix in ["-wal", "-shm", "-journal"] {
             _ = try checkExisting(path + suffix)
@@ -102,19 +103,40 @@ enum StoreFiles {
         return try checkExisting(path)
     }
 
-    /// Whether an empty database file lost its contents rather than being created right now by this
-    /// or another process. Creation turns on WAL mode, which writes the database's first page,
-    /// before anything goes to a WAL; so an empty database beside a non-empty WAL was cut short.
-    /// And the key file is written moments before the first commit, so one older than a minute
-    /// beside an empty database means the same (or a creation interrupted long ago).
-    static func lostContents(database path: String, keyFile: String?) -> Bool {
-        var databaseInfo = stat()
-        guard stat(path, &databaseInfo) == 0, databaseInfo.st_size == 0 else { return false }
-        var walInfo = stat()
-        if stat(path + "-wal", &walInfo) == 0, walInfo.st_size > 0 { return true }
-        var keyInfo = stat()
-        guard let keyFile, stat(keyFile, &keyInfo) == 0 else { return false }
-        return time(nil) - keyInfo.st_mtim.tv_sec > 60
+    /// Whether the file at `path` is there and holds no byte.
+    static func isEmptyFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_size == 0
+    }
+
+    /// `corrupt` when the database at `path` is an empty file. A store is created whole under
+    /// another name and linked into place (``StoreCreation``), so an empty file there is never a
+    /// store being made: it is one that lost its contents, or a file that never was a store.
+    static func refuseEmptyDatabase(_ path: String) throws {
+        guard isEmptyFile(path) else { return }
+        throw CredentialStorageError(.corrupt,
+            "the store's database \(path) is empty: credstore creates a store whole, so this one lost its contents (or never was a store); restore it from a backup, or delete the empty file to start a new store")
+    }
+
+    /// `corrupt` when there is no database at `path` but a WAL with pages in it: the WAL of a
+    /// store whose database went, which SQLite would replay onto a new store put at the path.
+    static func refuseOrphanedLog(_ path: String) throws {
+        var info = stat()
+        guard lstat(path + "-wal", &info) == 0, info.st_size > 0 else { return }
+        throw CredentialStorageError(.corrupt,
+            "the store's database \(path) is missing, but its WAL is not: credstore creates a store whole, so the database was deleted or lost; restore it from a backup, or delete \(path)-wal to start a new store")
+    }
+
+    /// Runs `body` holding a lock on `folder`: exclusive while a new store is put in place and
+    /// recorded, shared while an open reads that record again, so that the open never sees the
+    /// new store beside the old record. Without a folder to lock, `body` runs all the same.
+    static func withFolderLock<T>(_ folder: String, exclusive: Bool, _ body: () throws -> T) rethrows -> T {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if descriptor >= 0 { close(descriptor) } }
+        if descriptor >= 0 {
+            while flock(descriptor, exclusive ? LOCK_EX : LOCK_SH) != 0, errno == EINTR {}
+        }
+        return try body()
     }
 
     /// Creates `path` 0600 (whatever the umask), failing if anything, even a dangling link, is there.
@@ -138,7 +160,8 @@ enum StoreFiles {
     }
 
     /// Writes `bytes` to `url` (0600) through a temporary file and a rename, so a reader never
-    /// sees half a file and a crash leaves the old one.
+    /// sees half a file and a crash leaves the old one (and a temporary that the next write of
+    /// `url` removes, see ``StagedFile``).
     ///
     /// Only a regular file (or nothing) is replaced: the rename would put the file in place of a
     /// device (`/dev/null`, for root) or a FIFO another program reads.
@@ -147,13 +170,20 @@ enum StoreFiles {
         if lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFLNK {
             throw CredentialStorageError(.io, "\(url.path) is not a regular file; only a regular file is replaced")
         }
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        unlink(temporary.path)
-        try bytes.withUnsafeBytes { _ = try createExclusive(temporary.path, contents: $0) }
-        guard rename(temporary.path, url.path) == 0 else {
-            unlink(temporary.path)
-            throw CredentialStorageError(.io, "could not write \(url.path): \(String(cString: strerror(errno)))")
-        }
+        StagedFile.sweep(beside: url.path)
+        let staged = try StagedFile(for: url.path)
+        try bytes.withUnsafeBytes { try staged.write($0) }
+        try staged.replace()
+    }
+
+    /// Puts `contents` at `url` whole (0600), unless a file is there already: false then, and
+    /// that file stays as it is. Written under a temporary name and linked into place, so that
+    /// another process sees no file or all of it, and two processes never overwrite each other.
+    static func linkNew(_ url: URL, contents: [UInt8]) throws -> Bool {
+        StagedFile.sweep(beside: url.path)
+        let staged = try StagedFile(for: url.path)
+        try contents.withUnsafeBytes { try staged.write($0) }
+        return try staged.publish()
     }
 
     // MARK: Key files
@@ -252,18 +282,10 @@ enum StoreFiles {
         return try linkNewKeyFile(url, contents: contents) ? key : nil
     }
 
-    /// Puts `contents` at `url` whole, under a temporary name linked into place; false if a file
-    /// is already there.
+    /// Puts a new key file's `contents` at `url` (``linkNew(_:contents:)``), making its folder
+    /// first; false if a key file is already there.
     private static func linkNewKeyFile(_ url: URL, contents: [UInt8]) throws -> Bool {
         try ensureDirectory(url.deletingLastPathComponent())
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).new").path
-        unlink(temporary)
-        try contents.withUnsafeBytes { _ = try createExclusive(temporary, contents: $0) }
-        defer { unlink(temporary) }
-        guard link(temporary, url.path) == 0 else {
-            if errno == EEXIST { return false }
-            throw CredentialStorageError(.io, "could not create the key file \(url.path): \(String(cString: strerror(errno)))")
-        }
-        return true
+        return try linkNew(url, contents: contents)
     }
 }

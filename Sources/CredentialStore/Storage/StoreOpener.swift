@@ -6,7 +6,7 @@ import Foundation
 import Logging
 
 /// Opens or creates a store: checks its files, unlocks the root key, and only then migrates, so
-/// that a wrong key never writes a byte.
+/// that a wrong key never writes a byte. A missing store is created whole by ``StoreCreation``.
 enum StoreOpener {
     struct Opened {
         var repository: SQLiteRepository
@@ -32,111 +32,79 @@ enum StoreOpener {
         let path = databaseURL.path
         try StoreFiles.ensureDirectory(databaseURL.deletingLastPathComponent())
         if try !StoreFiles.checkStoreFiles(database: path) {
-            try StoreFiles.createExclusive(path)
-        } else {
-            try SQLiteRepository.checkLength(database: path)
-            var keyFile: String?
-            if case .keyFile(let keyURL) = key { keyFile = keyURL.path }
-            if StoreFiles.lostContents(database: path, keyFile: keyFile) {
-                throw CredentialStorageError(.corrupt,
-                    "the store's database \(path) is empty, but its WAL or key file is not: the database lost its contents, or its creation was interrupted; restore it from a backup, or delete the store's files to start a new one")
+            if let created = try StoreCreation.create(
+                databaseURL: databaseURL, key: key, logger: logger, anchor: anchor, migrateUpTo: migrateUpTo, clock: clock) {
+                return created
+            }
+            // Another process put its store in place first: it is opened like any other.
+            guard try StoreFiles.checkStoreFiles(database: path) else {
+                throw CredentialStorageError(.io, "the store \(path) was created by another process and removed again; retry")
             }
         }
+        try SQLiteRepository.checkLength(database: path)
+        try StoreFiles.refuseEmptyDatabase(path)
         let repository = try SQLiteRepository(path: path)
 
         let (stored, migrationsPending, schema) = try repository.openingState(upTo: migrateUpTo)
-        let record = StoreRecord(anchor, databaseURL: databaseURL)
-        if var (header, slots) = stored {
-            // Before the key is tried: a store put in the place of this path's own is refused as
-            // such, not as a wrong key.
-            try record?.check(storeID: header.storeID, protection: slots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile)
-            var (root, kek) = try unlock(header: header, slots: slots, key: key)
-            var keys = try StoreKeyring(root: root)
-            let pending = try migrationsPending.get()
-            // Nothing in the schema but what the migrations built: a planted trigger or view
-            // would run inside credstore's own statements (before a migration writes, too).
-            if let schema { try StoreSchema.check(schema) }
-            let anchorFile = AnchorFile(anchor, storeID: header.storeID)
-            if pending {
-                let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
-                // A migration must not make an older copy of the store current.
-                pipeline.generationFloor = { anchorFile?.recordedGeneration() }
-                try repository.migrate(upTo: migrateUpTo, observer: pipeline) { applied, writer in
-                    // A store older than the table seal gets one over the rows it has; one older
-                    // than 0007 gets its sync state folded into its seal.
-                    try TableSealing.afterMigrating(applied, writer, pipeline: pipeline)
-                }
-                try StoreSchema.check(repository.schemaState())
-            }
-            // (Only a test stops the migrations before the seal is a tree.)
-            let hasSealTree = try migrateUpTo == nil || repository.hasMigration(TableSealing.treeMigration)
-            var sealGeneration: Int64?
-            if integrityCheck != .deferredToVerify, hasSealTree {
-                // The seal's own MAC and the anchor: O(1), whatever the store's size. Every lookup
-                // then checks its rows against the seal's tree, and `verify` checks every row.
-                // Another process may rotate the root key in between; then unlock again and check
-                // under the new keys.
-                for attempt in 1...3 {
-                    let recorded = anchorFile?.recordedGeneration()
-                    let outcome = try repository.snapshotRead { [keys] reader throws -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
-                        guard let current = try reader.header(), current.0.keyGeneration == header.keyGeneration else {
-                            return (nil, try reader.header())
-                        }
-                        return (try TableSealing.stored(reader, keys: keys, storeID: header.storeID).generation, nil)
-                    }
-                    if let generation = outcome.generation {
-                        try anchorFile?.check(storeGeneration: generation, recorded: recorded)
-                        anchorFile?.advance(to: generation)
-                        sealGeneration = generation
-                        break
-                    }
-                    guard attempt < 3, let (newHeader, newSlots) = outcome.rotated else {
-                        throw CredentialStorageError(.io, "the store's key kept changing while it was opened; retry")
-                    }
-                    (header, slots) = (newHeader, newSlots)
-                    (root, kek) = try unlock(header: header, slots: slots, key: key)
-                    keys = try StoreKeyring(root: root)
-                }
-            }
-            logger.debug("opened credential store", metadata: ["path": "\(path)"])
-            return Opened(repository: repository, header: header, keys: keys, kek: kek, protection: key.protection, anchor: anchorFile,
-                          sealGeneration: sealGeneration, hasSealTree: hasSealTree)
-        }
-
-        guard try repository.isEmpty() else {
+        // A store is only ever put at its path whole, header and all.
+        guard var (header, slots) = stored else {
             throw CredentialStorageError(.corrupt, "\(path) is an SQLite database but not a credstore store; choose another path")
         }
-        let header = StoreHeader(
-            format: StoreHeader.currentFormat, storeID: Sodium.randomBytes(16), keyGeneration: 1, created: clock.now())
-        let root = try SecureBytes.random(count: Sodium.aeadKeyBytes)
-        let (slot, kek) = try makeSlot(for: key, root: root, header: header, creatingStore: true)
-        let keys = try StoreKeyring(root: root)
-        let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
-        let (storedHeader, storedSlots) = try repository.create(
-            header: header, slots: [slot], upTo: migrateUpTo, observer: pipeline
-        ) { applied, writer in
-            if applied.contains(TableSealing.treeMigration) {
-                try writer.setTableSeal(TableSealing.empty(keys: keys, storeID: header.storeID))
-            } else if applied.contains(TableSealing.migration) {
-                // A test that stops the migrations before the tree.
-                try writer.setTableSeal(TableSealing.Legacy.sealed(
-                    generation: 0, rowCount: 0, digest: [UInt8](repeating: 0, count: TableSealing.Legacy.digestBytes), keys: keys, storeID: header.storeID))
+        let record = StoreRecord(anchor, databaseURL: databaseURL)
+        // Before the key is tried: a store put in the place of this path's own is refused as
+        // such, not as a wrong key.
+        try record?.check(storeID: header.storeID, protection: slots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile)
+        var (root, kek) = try unlock(header: header, slots: slots, key: key)
+        var keys = try StoreKeyring(root: root)
+        let pending = try migrationsPending.get()
+        // Nothing in the schema but what the migrations built: a planted trigger or view
+        // would run inside credstore's own statements (before a migration writes, too).
+        if let schema { try StoreSchema.check(schema) }
+        let anchorFile = AnchorFile(anchor, storeID: header.storeID)
+        if pending {
+            let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
+            // A migration must not make an older copy of the store current.
+            pipeline.generationFloor = { anchorFile?.recordedGeneration() }
+            try repository.migrate(upTo: migrateUpTo, observer: pipeline) { applied, writer in
+                // A store older than the table seal gets one over the rows it has; one older
+                // than 0007 gets its sync state folded into its seal.
+                try TableSealing.afterMigrating(applied, writer, pipeline: pipeline)
+            }
+            try StoreSchema.check(repository.schemaState())
+        }
+        // (Only a test stops the migrations before the seal is a tree.)
+        let hasSealTree = try migrateUpTo == nil || repository.hasMigration(TableSealing.treeMigration)
+        var sealGeneration: Int64?
+        if integrityCheck != .deferredToVerify, hasSealTree {
+            // The seal's own MAC and the anchor: O(1), whatever the store's size. Every lookup
+            // then checks its rows against the seal's tree, and `verify` checks every row.
+            // Another process may rotate the root key in between; then unlock again and check
+            // under the new keys.
+            for attempt in 1...3 {
+                let recorded = anchorFile?.recordedGeneration()
+                let outcome = try repository.snapshotRead { [keys] reader throws -> (generation: Int64?, rotated: (StoreHeader, [KeySlot])?) in
+                    guard let current = try reader.header(), current.0.keyGeneration == header.keyGeneration else {
+                        return (nil, try reader.header())
+                    }
+                    return (try TableSealing.stored(reader, keys: keys, storeID: header.storeID).generation, nil)
+                }
+                if let generation = outcome.generation {
+                    try anchorFile?.check(storeGeneration: generation, recorded: recorded)
+                    anchorFile?.advance(to: generation)
+                    sealGeneration = generation
+                    break
+                }
+                guard attempt < 3, let (newHeader, newSlots) = outcome.rotated else {
+                    throw CredentialStorageError(.io, "the store's key kept changing while it was opened; retry")
+                }
+                (header, slots) = (newHeader, newSlots)
+                (root, kek) = try unlock(header: header, slots: slots, key: key)
+                keys = try StoreKeyring(root: root)
             }
         }
-        logger.debug("created credential store", metadata: ["path": "\(path)"])
-        // No store was here, so none was replaced: this path's store is now this one.
-        record?.record(StoreRecord.line(
-            storeID: storedHeader.storeID, protection: storedSlots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile))
-        let hasSealTree = try migrateUpTo == nil || repository.hasMigration(TableSealing.treeMigration)
-        // Another process may have created the store first; then its root key is the one.
-        if storedHeader == header {
-            return Opened(repository: repository, header: header, keys: keys, kek: kek, protection: key.protection,
-                          anchor: AnchorFile(anchor, storeID: header.storeID), hasSealTree: hasSealTree)
-        }
-        let (winnerRoot, winnerKEK) = try unlock(header: storedHeader, slots: storedSlots, key: key)
-        return Opened(repository: repository, header: storedHeader, keys: try StoreKeyring(root: winnerRoot), kek: winnerKEK,
-                      protection: key.protection, anchor: AnchorFile(anchor, storeID: storedHeader.storeID),
-                      hasSealTree: hasSealTree)
+        logger.debug("opened credential store", metadata: ["path": "\(path)"])
+        return Opened(repository: repository, header: header, keys: keys, kek: kek, protection: key.protection, anchor: anchorFile,
+                      sealGeneration: sealGeneration, hasSealTree: hasSealTree)
     }
 
     /// The root key, from the slot that `key` opens, and the key-encryption key that opened it.

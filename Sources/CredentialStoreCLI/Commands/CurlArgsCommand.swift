@@ -70,9 +70,8 @@ struct CurlArgsCommand: ParsableCommand {
             let name = "\(Self.fileName(host))-\(port)"
             let certificate = "\(folder)/\(name).crt", key = "\(folder)/\(name).key"
             // Written afresh each time: the stored identity may have changed since the last call.
-            unlink(certificate); unlink(key)
-            try TLSFiles.writeNew(certificate, Array(identity.pemCertificates.utf8))
-            try TLSFiles.writeNew(key, Array(identity.pemPrivateKey.utf8))
+            try TLSFiles.replace(certificate, Array(identity.pemCertificates.utf8))
+            try TLSFiles.replace(key, Array(identity.pemPrivateKey.utf8))
             arguments += [("cert", certificate), ("key", key)]
         }
         if let trust, !trust.pins.isEmpty {
@@ -84,8 +83,7 @@ struct CurlArgsCommand: ParsableCommand {
             if !bundle.isEmpty, bundle.last != 0x0A { bundle.append(0x0A) }
             bundle += Array(CertificatePEM.encode(trust.anchors).utf8)
             let file = "\(folder)/\(Self.fileName(host))-\(port)-ca.pem"
-            unlink(file)
-            try TLSFiles.writeNew(file, bundle)
+            try TLSFiles.replace(file, bundle)
             arguments.append(("cacert", file))
         }
         if config {
@@ -109,8 +107,9 @@ struct CurlArgsCommand: ParsableCommand {
     }
 
     /// Whether `name` is a file `curl-args` writes: a host's file name, a port, and one of its
-    /// three endings.
+    /// three endings; or the temporary of one, which a run that died left behind.
     static func isOurFile(_ name: String) -> Bool {
+        if let replaced = TLSFiles.replacedFile(ofTemporary: name) { return isOurFile(replaced) }
         for ending in ["-ca.pem", ".crt", ".key"] where name.hasSuffix(ending) {
             let stem = name.dropLast(ending.count)
             guard let dash = stem.lastIndex(of: "-"), let port = Int(stem[stem.index(after: dash)...]), (1...65535).contains(port) else { return false }

@@ -55,11 +55,7 @@ struct InitCommand: ParsableCommand {
             try CredentialStorage.forgetRecordedStore(at: location.databaseURL)
         }
         if location.storeExists, let existing = try CredentialStorage.protection(ofStoreAt: location.databaseURL) {
-            guard existing == wanted else {
-                throw CommandFailure(.usage, existing == .passphrase
-                    ? "a passphrase store already exists at \(location.path); add --passphrase, or choose another --store for a key-file store"
-                    : "a key-file store already exists at \(location.path); choose another --store for a passphrase store")
-            }
+            guard existing == wanted else { throw Self.otherKind(existing, at: location) }
             // With --force, opened with its key, so that it is recorded as this path's store.
             if force {
                 _ = try location.openExisting(console, orFail: CommandFailure(.notFound, "the store \(location.path) went away; run init again"))
@@ -89,8 +85,23 @@ struct InitCommand: ParsableCommand {
                 }
             }
         }
-        _ = try CredentialStorage(at: location.databaseURL, key: key, logger: StoreLocation.logger(console))
+        do {
+            _ = try CredentialStorage(at: location.databaseURL, key: key, logger: StoreLocation.logger(console))
+        } catch let error as CredentialStorageError where error.code == .wrongKey {
+            // Another process created a store of the other kind here first.
+            if let existing = try? CredentialStorage.protection(ofStoreAt: location.databaseURL), existing != wanted {
+                throw Self.otherKind(existing, at: location)
+            }
+            throw error
+        }
         report(location, protection: wanted, created: true, sealedNow: false, console)
+    }
+
+    /// The failure of an init that asks for one kind of store where one of the other kind is.
+    private static func otherKind(_ existing: StoreProtection, at location: StoreLocation) -> CommandFailure {
+        CommandFailure(.usage, existing == .passphrase
+            ? "a passphrase store already exists at \(location.path); add --passphrase, or choose another --store for a key-file store"
+            : "a key-file store already exists at \(location.path); choose another --store for a passphrase store")
     }
 
     private func report(_ location: StoreLocation, protection: StoreProtection, created: Bool, sealedNow: Bool, _ console: Console) {

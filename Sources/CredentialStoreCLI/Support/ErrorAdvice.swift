@@ -52,11 +52,21 @@ extension CredentialStorageError {
             // The fix is here, not on the other machine: the library's message names the signer's key.
             return message + "; if that device is yours, run `credstore device trust` with that key here, then `credstore \(command ?? "import")` again"
         }
+        if let advice = lostDatabaseAdvice { return message + "; " + advice }
         guard var advice = code.advice(command: command), !message.hasSuffix(advice) else { return message }
         if code == .bundleNotForThisStore, command == "sync", let thisDevice {
             advice = "on the machine that wrote it, run `credstore device trust \(thisDevice)` (this store's key), then `credstore sync` there"
         }
         return message + "; " + advice
+    }
+
+    /// For a store whose database is empty, or gone with its WAL left behind (the library's
+    /// `corrupt` says "credstore creates a store whole"): `verify` cannot open it either, so the
+    /// advice is how to start afresh. FirstUseRaceCommandTests reads both messages from the binary.
+    private var lostDatabaseAdvice: String? {
+        guard code == .corrupt, message.contains("credstore creates a store whole") else { return nil }
+        let file = message.contains("its WAL is not") ? "that WAL" : "that empty file"
+        return "to start a new store instead, `rm` \(file) and run `credstore init` (with --passphrase for a passphrase store)"
     }
 
     /// Whether a `bundleNotForThisStore` says the bundle's signer is not trusted here (rather than

@@ -39,10 +39,19 @@ struct StoreLocation {
         return lstat(url.path, &info) == 0
     }
 
-    /// Opens the store, creating a key-file store on first use.
+    /// Opens the store, creating a key-file store on first use. When another process creates the
+    /// store first, that one is opened, a passphrase store (`init --passphrase`) included.
     func openOrCreate(_ console: Console) throws -> CredentialStorage {
         if let storage = try openIfPresent(console) { return storage }
-        return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: Self.logger(console))
+        do {
+            return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: Self.logger(console))
+        } catch let error as CredentialStorageError where error.code == .wrongKey {
+            // The store that won is locked with a passphrase: opened as every passphrase store is.
+            guard (try? CredentialStorage.protection(ofStoreAt: databaseURL)) == .passphrase, let storage = try openIfPresent(console) else {
+                throw error
+            }
+            return storage
+        }
     }
 
     /// Opens an existing store; throws `failure` when there is none, rather than creating one as a

@@ -101,6 +101,39 @@ enum TLSFiles {
         if destination.created { unlink(destination.path) }
     }
 
+    /// Writes `bytes` to `path` (0600) through a new file beside it, `.NAME.PID.RANDOM.new`, renamed
+    /// over what is there: a reader (curl) finds the old file or the new one, whole, never none or
+    /// half of one, and two runs at once each put a whole file in place.
+    static func replace(_ path: String, _ bytes: [UInt8]) throws {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(String(UInt64.random(in: .min ... .max), radix: 16)).new").path
+        let destination = try openDestination(temporary)
+        do {
+            try write(destination, bytes)
+            guard fsync(destination.descriptor) == 0 else { throw CommandFailure(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        } catch {
+            discard(destination)
+            throw error
+        }
+        close(destination)
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CommandFailure(.ioError, "cannot write \(path): \(reason)")
+        }
+    }
+
+    /// The file whose temporary ``replace(_:_:)`` names `name`; nil when `name` is none.
+    static func replacedFile(ofTemporary name: String) -> String? {
+        guard name.hasPrefix("."), name.hasSuffix(".new") else { return nil }
+        let parts = name.dropFirst().dropLast(".new".count).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[parts.count - 2].allSatisfy({ $0.isASCII && $0.isNumber }), !parts[parts.count - 2].isEmpty,
+              parts[parts.count - 1].allSatisfy(\.isHexDigit), !parts[parts.count - 1].isEmpty
+        else { return nil }
+        return parts.dropLast(2).joined(separator: ".")
+    }
+
     /// Writes `bytes` to a new file at `path` (``openDestination(_:)``'s rules).
     static func writeNew(_ path: String, _ bytes: [UInt8]) throws {
         let destination = try openDestination(path)

@@ -191,6 +191,25 @@ import Testing
         #expect(!injected.stdout.contains("insecure"))
     }
 
+    @Test func curlArgsRunTogetherEachPutWholeFilesInPlace() throws {
+        let pki = try TestPKI()
+        let sandbox = try storeWithIdentity(pki)
+        let folder = sandbox.root.appendingPathComponent("curl")
+        let arguments = ["curl-args", "https://127.0.0.1:8443/", "--dir", folder.path] + sandbox.storeArguments
+        let runs = try (0..<8).map { _ in try ChildProcess(Sandbox.binary, arguments, environment: sandbox.environment) }
+        for run in runs {
+            let result = run.wait(timeout: .seconds(120))
+            #expect(result.status == 0 && !result.killedBySignal, "\(result.stderr)")
+        }
+        let key = folder.appendingPathComponent("127.0.0.1-8443.key")
+        let written = try Data(contentsOf: key)
+        #expect(try sandbox.run(arguments).status == 0)
+        #expect(try Data(contentsOf: key) == written, "a run put a partial key file in place")
+        #expect(sandbox.mode(of: key) == 0o600)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(left.sorted() == ["127.0.0.1-8443.crt", "127.0.0.1-8443.key"], "\(left)")
+    }
+
     @Test func aPKCS12WithoutACertificateIsRefusedNotACrash() throws {
         let pki = try TestPKI()
         let sandbox = try Sandbox()
