@@ -14,8 +14,15 @@ public struct CredentialEntry: Hashable, Sendable, Codable {
     public var user: String
     /// The tier.
     public var persistence: Persistence
-    /// Whether ``CredentialStorage/defaultCredential(for:)-(ProtectionSpace)`` returns this credential.
+    /// Whether ``CredentialStorage/defaultCredential(for:)-(ProtectionSpace)`` of its space returns
+    /// this credential: it is the space's default (the one chosen as default, else the space's
+    /// only credential) and has not expired. An expired default is no default; ``isExpired(at:)``
+    /// says since when.
     public var isDefault: Bool
+    /// Whether the space's default rule names this credential, expired or not: what says that a
+    /// space's default has expired, rather than that it has none. An entry decoded from JSON
+    /// knows only ``isDefault``.
+    package var isDefaultEvenIfExpired: Bool
     /// When the credential was first stored; nil for session credentials.
     public var created: Date?
     /// When it last changed; nil for session credentials.
@@ -36,11 +43,19 @@ public struct CredentialEntry: Hashable, Sendable, Codable {
         Credential.hasPassed(expires.map(Credential.wholeSeconds), at: Credential.wholeSeconds(date))
     }
 
+    /// Records whether the space's default rule names this credential; it is the default unless
+    /// it has expired at `seconds` (since 1970, the store's clock).
+    mutating func settleDefault(chosen: Bool, at seconds: Int64) {
+        isDefaultEvenIfExpired = chosen
+        isDefault = chosen && !Credential.hasPassed(expires.map(Credential.wholeSeconds), at: seconds)
+    }
+
     init(space: ProtectionSpace, user: String, persistence: Persistence, isDefault: Bool, created: Date?, modified: Date?, details: Credential? = nil) {
         self.space = space
         self.user = user
         self.persistence = persistence
         self.isDefault = isDefault
+        self.isDefaultEvenIfExpired = isDefault
         self.created = created
         self.modified = modified
         if let details {
@@ -63,6 +78,7 @@ public struct CredentialEntry: Hashable, Sendable, Codable {
         user = try container.decode(String.self, forKey: .user)
         persistence = try container.decode(Persistence.self, forKey: .persistence)
         isDefault = try container.decode(Bool.self, forKey: .isDefault)
+        isDefaultEvenIfExpired = isDefault
         created = try container.decodeIfPresent(Date.self, forKey: .created)
         modified = try container.decodeIfPresent(Date.self, forKey: .modified)
         expires = try container.decodeIfPresent(Date.self, forKey: .expires)
@@ -99,7 +115,7 @@ extension CredentialStorage {
                 try checkEveryRow(reader, keys: keys)
                 return try (reader.allCredentials(), reader.allDefaultChoices())
             }
-            return try Self.entries(rows, choices: Dictionary(choices.map { ($0.spaceIndex, $0) }, uniquingKeysWith: { first, _ in first }), keys: keys)
+            return try entries(rows, choices: Dictionary(choices.map { ($0.spaceIndex, $0) }, uniquingKeysWith: { first, _ in first }), keys: keys)
         }, isMiss: \.isEmpty)
         return try withSessionEntries(stored) { _ in true }
     }
@@ -112,28 +128,30 @@ extension CredentialStorage {
         let origin = space.originEncoding
         let stored = try readFollowingRekey({ keys -> [CredentialEntry] in
             let (rows, choices) = try checkedOriginRows(of: space, keys: keys)
-            return try Self.entries(rows, choices: choices, keys: keys)
+            return try entries(rows, choices: choices, keys: keys)
         }, isMiss: \.isEmpty)
         return try withSessionEntries(stored) { $0.originEncoding == origin }
     }
 
-    /// Entries of credential rows, with whether each is its space's default.
-    static func entries(_ rows: [SealedCredential], choices: [BlindIndex: SealedDefault], keys: StoreKeyring) throws -> [CredentialEntry] {
+    /// Entries of credential rows, with whether each is its space's default by the store's clock.
+    func entries(_ rows: [SealedCredential], choices: [BlindIndex: SealedDefault], keys: StoreKeyring) throws -> [CredentialEntry] {
+        let now = clock.now() / 1000
         let rowsPerSpace = Dictionary(grouping: rows, by: \.spaceIndex).mapValues(\.count)
         // One snapshot, so a choice without its row is tampering, not a race with a writer.
         let rowKeys = Set(rows.map { $0.spaceIndex.bytes + $0.userIndex.bytes })
-        guard choices.values.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw danglingDefault }
+        guard choices.values.allSatisfy({ rowKeys.contains($0.spaceIndex.bytes + $0.userIndex.bytes) }) else { throw Self.danglingDefault }
         return try rows.map { row in
             let space = try keys.decryptSpace(row)
             let credential = try keys.decryptCredential(row)
             let user = credential.user
             guard keys.userIndex(spaceIndex: row.spaceIndex, user: user) == row.userIndex else { throw StoreKeyring.tampered }
             let chosen = choices[row.spaceIndex]?.userIndex
-            let isDefault = chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1)
-            return CredentialEntry(
-                space: space, user: user, persistence: row.persistence, isDefault: isDefault,
+            var entry = CredentialEntry(
+                space: space, user: user, persistence: row.persistence, isDefault: false,
                 created: Date(timeIntervalSince1970: Double(row.created) / 1000),
                 modified: Date(timeIntervalSince1970: Double(row.modified) / 1000), details: credential)
+            entry.settleDefault(chosen: chosen.map { $0 == row.userIndex } ?? (rowsPerSpace[row.spaceIndex] == 1), at: now)
+            return entry
         }
     }
 
@@ -141,6 +159,7 @@ extension CredentialStorage {
     /// session default overrides what the disk says), sorted by host, port, realm and user.
     func withSessionEntries(_ stored: [CredentialEntry], _ included: (ProtectionSpace) -> Bool) throws -> [CredentialEntry] {
         var entries = stored
+        let now = clock.now() / 1000
         for (space, entry) in currentSession().spaces where included(space) {
             for (user, credential) in entry.credentials {
                 entries.removeAll { $0.space == space && $0.user == user }
@@ -149,7 +168,7 @@ extension CredentialStorage {
             }
             let defaultUser = try exactDefaultCredential(for: space)?.user
             for index in entries.indices where entries[index].space == space {
-                entries[index].isDefault = entries[index].user == defaultUser
+                entries[index].settleDefault(chosen: entries[index].user == defaultUser, at: now)
             }
         }
         return entries.sorted {

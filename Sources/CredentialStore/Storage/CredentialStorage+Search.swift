@@ -102,6 +102,6 @@ extension CredentialStorage {
             return (spaces.values.flatMap(\.credentials), spaces.compactMapValues(\.defaultChoice))
         }
         // Every row of those spaces: whether one is its space's default depends on the others.
-        return try Self.entries(rows, choices: choices, keys: keys)
+        return try entries(rows, choices: choices, keys: keys)
     }
 }

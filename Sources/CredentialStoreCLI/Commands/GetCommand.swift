@@ -13,7 +13,8 @@ struct GetCommand: ParsableCommand {
             exact space (URL, --realm, --method, --proxy). Without it, the default credential: \
             the exact space's, else, when no --realm is given, the one space on the URL's \
             scheme, host and port that has a default. Several such spaces are ambiguous (exit \
-            65): name the realm.
+            65): name the realm. When the only answer has expired, no password is printed (--json \
+            still shows it, marked expired) and the exit is 75.
             """)
 
     @OptionGroup var space: SpaceOptions
@@ -70,14 +71,20 @@ package struct Lookup: Equatable {
         let storage = try location.openExisting(console, orFail: missing())
 
         let match: (space: ProtectionSpace, credential: Credential)
+        // Whether the one credential that answers has expired: `get` then fails with 75, and
+        // only --json shows it (marked expired, with the refresh token that may renew it).
+        var hasExpired = false
         if let user {
             guard let credential = try storage.credentials(for: exact)[user] else { throw missing() }
             match = (exact, credential)
+            hasExpired = credential.isExpired(at: Date())
         } else if let found = try storage.defaultCredentialAndSpace(for: exact) {
             // Perhaps the default of the realm under a compatible method: --json names that space.
             match = found
         } else if !space.isExact, space.realm == nil, let credential = try Self.bestMatch(for: url, in: storage) {
             match = (json ? try Self.originSpace(of: credential, near: exact, in: storage) : exact, credential)
+        } else if let found = try Self.expiredAnswer(to: space, exact: exact, in: storage) {
+            (match, hasExpired) = (found, true)
         } else {
             throw missing()
         }
@@ -89,7 +96,11 @@ package struct Lookup: Equatable {
                 ("password", .string(credential.password)),
                 ("space", Describe.spaceJSON(match.space)),
             ] + Describe.detailsJSON(credential, withSecrets: true)).rendered + "\n")
-        } else {
+        }
+        if hasExpired {
+            throw ExpiredAnswer.failure(match.credential, in: match.space, url: space.url)
+        }
+        if !json {
             // The password is the one line a script reads: one stored before the store refused
             // line breaks would hand the script a different value and a second line.
             guard FieldRules.isLineSafe(match.credential.password) else {
@@ -100,6 +111,31 @@ package struct Lookup: Equatable {
         if completion == .exitProcess {
             withExtendedLifetime(storage) { exit(ExitCode.success.rawValue) }
         }
+    }
+
+    /// On a miss, the expired credential that would have answered, with its space: the exact
+    /// space's default (or a compatible method's), else, for a URL without --realm, --method or
+    /// --proxy, the one realm's default on its scheme, host and port. Only a miss pays for these
+    /// reads.
+    ///
+    /// - Throws: an expired failure (75) when the defaults of several realms have all expired.
+    private static func expiredAnswer(to request: SpaceRequest, exact: ProtectionSpace, in storage: CredentialStorage) throws -> (space: ProtectionSpace, credential: Credential)? {
+        if let found = try storage.defaultCredentialAndSpace(for: exact, includingExpired: true) { return found }
+        guard !request.isExact, request.realm == nil else { return nil }
+        // The spaces `defaultCredential(for: url)` chooses among, as `originSpace` reads them.
+        let sendable = AuthenticationMethod.sentAsBasic
+        let expired = try storage.entries(onOriginOf: exact).filter {
+            $0.isDefaultEvenIfExpired && !$0.isDefault && $0.space != exact && $0.space.proxyType == nil
+                && $0.space.host == exact.host && $0.space.port == exact.port && $0.space.protocol == exact.protocol
+                && sendable.contains($0.space.authenticationMethod)
+        }
+        let realms = Dictionary(grouping: expired, by: \.space.realm)
+        guard realms.count <= 1 else { throw ExpiredAnswer.failure(realms: Array(realms.keys), on: exact, url: request.url) }
+        // One realm, perhaps under both password methods: the one a lookup without a method asks first.
+        guard let entry = expired.min(by: { sendable.firstIndex(of: $0.space.authenticationMethod)! < sendable.firstIndex(of: $1.space.authenticationMethod)! }) else {
+            return nil
+        }
+        return try storage.defaultCredentialAndSpace(for: entry.space, includingExpired: true)
     }
 
     /// The library's best match, with its ambiguity message pointing at the flag that resolves it.

@@ -45,8 +45,14 @@ struct GitCredentialCommand: ParsableCommand {
         case "get":
             // As `credstore get`: the lookup checks the rows it reads against the seal tree.
             guard let storage = try location.openIfPresent(console) else { return }
-            if case let (_, credential)? = try request.resolve(in: storage, space: space, console: console) {
-                console.output.write(try GitCredentialRequest.answer(credential, now: Date()))
+            if case let (found, credential)? = try request.resolve(in: storage, space: space, console: console) {
+                let answer = try GitCredentialRequest.answer(credential, now: Date())
+                // Expired with no refresh token: git gets nothing and asks elsewhere (exit 0, as
+                // its protocol wants); its user reads why on stderr, which git passes through.
+                if answer.isEmpty {
+                    console.errors.write("credstore: \(ExpiredAnswer.message(credential, in: found, url: nil))\n")
+                }
+                console.output.write(answer)
             }
             if completion == .exitProcess {
                 withExtendedLifetime(storage) { Foundation.exit(ExitCode.success.rawValue) }
@@ -179,7 +185,7 @@ package struct GitCredentialRequest: Equatable {
         let spaces = try storage.entries(onOriginOf: space).filter { entry in
             entry.space.proxyType == nil && entry.space.protocol == space.protocol && entry.space.host == space.host
                 && entry.space.port == space.port && sendable.contains(entry.space.authenticationMethod)
-                && (username.map { $0 == entry.user } ?? entry.isDefault)
+                && (username.map { $0 == entry.user } ?? entry.isDefaultEvenIfExpired)
         }.map(\.space)
         guard Set(spaces.map(\.realm)).count <= 1 else {
             // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.

@@ -15,6 +15,9 @@ extension ExitCode {
     public static let noPermission = ExitCode(77)
     /// What the command needs from the system is missing: `systemd-creds`, the kernel keyring (EX_UNAVAILABLE).
     public static let unavailable = ExitCode(69)
+    /// The only credential that would answer has expired: renewing it lets the same command
+    /// succeed (EX_TEMPFAIL).
+    public static let expired = ExitCode(75)
 }
 
 extension CredentialStorageError.Code {

@@ -33,8 +33,10 @@ struct CredentialDetailsCommandTests {
         let added = try sandbox.run(["add", "https://old.example.com", "--user", "u", "--expires", "2001-01-01T00:00:00Z"] + sandbox.storeArguments,
                                     stdin: "stale\n")
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(try sandbox.run(["get", "https://old.example.com"] + sandbox.storeArguments).status == 1)
+        // Expired, not missing (ExpiredCredentialCommandTests has the rest).
+        #expect(try sandbox.run(["get", "https://old.example.com"] + sandbox.storeArguments).status == 75)
         let explicit = try sandbox.run(["get", "https://old.example.com", "--user", "u", "--json"] + sandbox.storeArguments)
+        #expect(explicit.status == 75)
         #expect(try jsonObject(explicit.stdout)["expired"] as? Bool == true)
         let listed = try sandbox.run(["list"] + sandbox.storeArguments)
         #expect(listed.stdout.contains("2001-01-01T00:00:00Z (expired)"))

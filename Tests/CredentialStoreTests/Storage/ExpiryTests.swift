@@ -50,14 +50,45 @@ import CredentialStoreTestSupport
         #expect(try storage.defaultCredential(for: Self.space)?.user == "bob")
     }
 
-    @Test("A listing shows expiry and label, and still marks the expired default")
+    @Test("A listing shows expiry and label, and an expired default as no default")
     func entriesCarryExpiryAndLabel() throws {
         let (_, storage, clock) = try storeWithExpiringAlice()
+        #expect(try storage.entries().first?.isDefault == true)
         clock.advance(by: 2 * TestClock.day)
         let entry = try #require(try storage.entries().first)
         #expect(entry.expires == Date(timeIntervalSince1970: 1_800_000_000 + 86_400))
         #expect(entry.label == "work")
-        #expect(entry.isDefault)
+        #expect(!entry.isDefault, "defaultCredential(for:) no longer returns it")
+        #expect(try storage.defaultCredential(for: Self.space) == nil)
+    }
+
+    @Test("Every listing marks as default what defaultCredential(for:) returns, by the store's clock")
+    func everyListingAgreesWithTheDefaultLookup() throws {
+        let (_, storage, clock) = try storeWithExpiringAlice()
+        // A space of the same origin whose live default stays one, and a session credential that
+        // expires with alice: the session tier's default is settled by the same rule.
+        let other = Self.space.replacing(realm: "other", authenticationMethod: .httpBasic)
+        try storage.set(Credential(user: "bob", password: "pw", persistence: .permanent, label: "work"), for: other)
+        let session = Self.space.replacing(realm: "session", authenticationMethod: .httpBasic)
+        try storage.set(Credential(user: "carol", password: "pw", persistence: .forSession,
+                                   expires: Date(timeIntervalSince1970: 1_800_000_000 + 86_400), label: "work"), for: session)
+        clock.advance(by: 2 * TestClock.day)
+
+        let listings = [
+            try storage.entries(),
+            try storage.entries(onOriginOf: Self.space),
+            try storage.credentials(matching: CredentialQuery(label: "work")),
+            try storage.credentials(matching: CredentialQuery(host: "git.example.com")),
+        ]
+        for entries in listings {
+            #expect(entries.count == 3)
+            for entry in entries {
+                #expect(entry.isDefault == (try storage.defaultCredential(for: entry.space)?.user == entry.user), "\(entry.user)")
+                // The default rule still names the expired ones: what says a default has expired.
+                #expect(entry.isDefaultEvenIfExpired)
+            }
+            #expect(entries.filter(\.isDefault).map(\.user) == ["bob"])
+        }
     }
 
     @Test("An entry as encoded before expiry and label existed still decodes")
