@@ -11,6 +11,11 @@ package enum SessionKeyring: String, CaseIterable, Sendable {
     case user
 
     var kernel: KernelKeyring.Keyring { self == .session ? .session : .user }
+
+    /// Whether this process cannot reach the keyring, so that a key kept there would be one no
+    /// command of this session finds or removes: the user keyring under a session keyring that
+    /// does not link it (`keyctl session`, some services).
+    package var isOutOfReach: Bool { KernelKeyring.isOutOfReach(kernel) }
 }
 
 extension CredentialStorage {

@@ -28,7 +28,9 @@ enum SessionUnlock {
         var serial: Int32
     }
 
-    /// Keeps `kek` for the store in `keyring` for `timeoutSeconds`.
+    /// Keeps `kek` for the store in `keyring` for `timeoutSeconds`, replacing the key kept for it
+    /// before only once the new one is in place (the other keyring's too: the search would find
+    /// that one first); on failure the earlier key stays as it was.
     static func save(
         kek: SecureBytes, storeID: [UInt8], keyGeneration: Int64, in keyring: KernelKeyring.Keyring, timeoutSeconds: UInt32, now: Int64
     ) throws {
@@ -38,8 +40,6 @@ enum SessionUnlock {
         payload.append(keyGeneration)
         payload.append(now + Int64(timeoutSeconds) * 1000)
         kek.withUnsafeBytes { payload.append(raw: $0) }
-        // The other keyring may hold an older key for the store: the search would find that one first.
-        forget(storeID: storeID)
         try KernelKeyring.store(payload.bytes, description: description(storeID: storeID), in: keyring, timeout: timeoutSeconds)
     }
 

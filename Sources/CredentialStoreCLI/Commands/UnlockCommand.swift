@@ -43,9 +43,15 @@ struct UnlockCommand: ParsableCommand {
         guard try location.storeExistsAsPassphraseStore() else {
             throw CommandFailure(.usage, "the store \(location.path) is unlocked by its key file; only a passphrase store needs `credstore unlock`")
         }
-        // The passphrase is checked even when the store is unlocked already: forget, then unlock.
-        _ = try CredentialStorage.lock(storeAt: location.databaseURL)
-        let storage = try location.openWithPassphraseOnly(console, logger: StoreLocation.logger(console))
+        // Said before the passphrase is asked for: a key kept out of this session's reach would
+        // serve none of its commands, and `lock` could not remove it.
+        if keyring.keyring.isOutOfReach {
+            throw CommandFailure(.unavailable, "this session's processes cannot reach the \(keyring.rawValue) keyring (no session keyring links it, as under `keyctl session` or in some services); run `credstore unlock --keyring session`")
+        }
+        // The passphrase is checked even when the store is unlocked already (the open never uses
+        // the kept key for it); the kept key is replaced only once the new one is in place, so an
+        // unlock that fails leaves the earlier one as it was.
+        let storage = try location.openWithPassphraseOnly(console, logger: StoreLocation.logger(console), for: "unlock")
         let until = try storage.keepUnlocked(forSeconds: Self.seconds(timeout), in: keyring.keyring)
         if global.json {
             console.output.write(JSONValue.object([("unlocked", .bool(true)), ("until", .string(Describe.timestamp(until)))]).rendered + "\n")

@@ -111,14 +111,27 @@ struct StoreLocation {
     }
 
     /// Opens a passphrase store with `CREDSTORE_PASSPHRASE`, else up to three prompts on a terminal.
+    ///
+    /// A wrong passphrase is reported as it was asked for: the variable named, or the prompts
+    /// counted; the library's advice for a wrong key (which names the key file too) fits neither.
+    ///
+    /// - Parameter command: the subcommand that needs the passphrase itself (`unlock`, `passwd`),
+    ///   which an unlocked session does not serve; nil for a command that any unlock would serve.
     func openWithPassphraseOnly(
-        _ console: Console, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen
+        _ console: Console, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen, for command: String? = nil
     ) throws -> CredentialStorage {
         if let passphrase = console.variable("CREDSTORE_PASSPHRASE") {
-            return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
+            do {
+                return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
+            } catch CredentialStorageError.Code.wrongKey {
+                throw CommandFailure(.noPermission, "the passphrase in CREDSTORE_PASSPHRASE does not unlock the store \(path); set it to the store's passphrase")
+            }
         }
         guard console.secrets.isTerminal else {
-            throw CommandFailure(.noPermission, "the store \(path) is locked with a passphrase; run `credstore unlock` on a terminal, set CREDSTORE_PASSPHRASE, or run credstore on a terminal to be asked for it")
+            guard let command else {
+                throw CommandFailure(.noPermission, "the store \(path) is locked with a passphrase; run `credstore unlock` on a terminal, set CREDSTORE_PASSPHRASE, or run credstore on a terminal to be asked for it")
+            }
+            throw CommandFailure(.noPermission, "`credstore \(command)` needs the passphrase of the store \(path); set CREDSTORE_PASSPHRASE, or run it on a terminal to be asked for it")
         }
         var attempt = 1
         while true {
@@ -127,7 +140,10 @@ struct StoreLocation {
             }
             do {
                 return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
-            } catch CredentialStorageError.Code.wrongKey where attempt < 3 {
+            } catch CredentialStorageError.Code.wrongKey {
+                guard attempt < 3 else {
+                    throw CommandFailure(.noPermission, "three passphrases did not unlock the store \(path); it stays locked")
+                }
                 console.errors.write("credstore: that passphrase does not unlock \(path); try again\n")
                 attempt += 1
             }
