@@ -29,8 +29,8 @@ enum ExpiredAnswer {
     }
 
     /// `credstore add URL [--realm R] [--method M] [--proxy T] --user U --expires TIME`: a new
-    /// password for exactly this credential, with a new expiry (re-adding without `--expires`
-    /// keeps the one that has passed).
+    /// password for exactly this credential, with the new password's expiry (the one that has
+    /// passed goes with the old password).
     static func renewal(user: String, space: ProtectionSpace, url: String?) -> String {
         var words = ["credstore", "add", url ?? self.url(of: space)]
         if let realm = space.realm { words += ["--realm", realm] }

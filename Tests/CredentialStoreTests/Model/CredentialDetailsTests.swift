@@ -40,12 +40,16 @@ import CredentialStoreTestSupport
         #expect(read?.comment == "rotated by the SSO\nevery 30 days")
     }
 
-    @Test("A credential without details reads back without any, and replacing one drops the old details")
+    @Test("A credential without details reads back without any, and an update that clears them drops the old details")
     func plainCredentialsStayPlain() throws {
         let store = try TemporaryStore()
         let storage = try store.open()
+        try storage.set(Credential(user: "bob", password: "plain"), for: Self.space)
+        #expect(try storage.credentials(for: Self.space)["bob"] == Credential(user: "bob", password: "plain"))
         try storage.set(Self.detailed, for: Self.space)
-        try storage.set(Credential(user: "alice", password: "new"), for: Self.space)
+        try storage.update(user: "alice", for: Self.space) { credential in
+            credential = Credential(user: "alice", password: "new", persistence: credential.persistence)
+        }
         let read = try #require(try storage.credentials(for: Self.space)["alice"])
         #expect(read == Credential(user: "alice", password: "new"))
         #expect(read.expires == nil && read.refreshToken == nil && read.label == nil && read.attributes.isEmpty)

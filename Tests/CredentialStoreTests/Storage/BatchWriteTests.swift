@@ -17,10 +17,11 @@ import CredentialStoreTestSupport
         let space = Fixture.space("a.example.com")
         try storage.set(Fixture.credential("same", "pw"), for: space)
         try storage.set(Fixture.credential("differs", "old", .synchronizable), for: space)
+        // As an importer makes them: no tier named.
         let items = [
-            (space: space, credential: Fixture.credential("new", "n")),
-            (space: space, credential: Fixture.credential("same", "pw")),
-            (space: space, credential: Fixture.credential("differs", "new")),
+            (space: space, credential: Credential(user: "new", password: "n")),
+            (space: space, credential: Credential(user: "same", password: "pw")),
+            (space: space, credential: Credential(user: "differs", password: "new")),
         ]
         #expect(try storage.setAll(items, replacingDifferent: false, dryRun: false) == [.added, .unchanged, .keptDifferent])
         #expect(try storage.credentials(for: space)["differs"]?.password == "old")

@@ -93,10 +93,13 @@ import CredentialStoreTestSupport
 
     @Test func everyWriteKeepsTheTagsExact() throws {
         let storage = try store.open()
-        // Relabelled: the old tags go, the new ones come.
+        // Relabelled: the old label's tag goes, the new one comes; the attribute, not named, stays.
         try storage.set(Credential(user: "alice", password: "a2", label: "personal"), for: work)
         #expect(try users(storage, label: "work") == ["bob"])
         #expect(try users(storage, label: "personal") == ["alice"])
+        #expect(try users(storage, ["team": "infra"]) == ["alice"])
+        // The attribute removed: its tag goes.
+        try storage.update(user: "alice", for: work) { $0.attributes = [:] }
         #expect(try users(storage, ["team": "infra"]).isEmpty)
         // Removed.
         _ = try storage.remove(user: "bob", for: work)

@@ -56,12 +56,12 @@ import CredentialStoreTestSupport
         #expect(live.stamp.wall == clock.now())
         clock.advance(by: 1000)
         // Leaving the synchronizable tier makes the register a tombstone, stamped later.
-        try storage.set(Fixture.credential("alice", "a", .permanent), for: space)
+        try storage.set(Fixture.credential("alice", "a", .permanent), for: space, options: .removeSynchronizable)
         let tombstone = try #require(try syncRegister(storage, space, "alice"))
         #expect(tombstone.deleted)
         #expect(tombstone.stamp.wall == clock.now())
         // A credential outside sync gets no register.
-        try storage.set(Fixture.credential("bob", "b", .permanent), for: space)
+        try storage.set(Fixture.credential("bob", "b", .permanent), for: space, options: .removeSynchronizable)
         #expect(try syncRegister(storage, space, "bob") == nil)
         #expect(try storage.verify().isSound)
     }

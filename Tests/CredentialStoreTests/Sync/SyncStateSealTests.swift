@@ -131,7 +131,7 @@ import CredentialStoreTestSupport
         try b.remove(sync("bob", ""), for: space, options: .removeSynchronizable)
         try a.importBundle(from: try desktop.export(to: [laptop]))
         try a.rekey()
-        try a.set(Fixture.credential("alice", "now-permanent"), for: space)
+        try a.set(Fixture.credential("alice", "now-permanent"), for: space, options: .removeSynchronizable)
         for peer in [laptop, desktop] {
             #expect(throws: Never.self) { try peer.folder.open() }
             #expect(try peer.folder.open().verify().isSound)
