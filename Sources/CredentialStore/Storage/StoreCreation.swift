@@ -21,9 +21,9 @@ import Darwin
 ///    checkpoints the WAL into the file and deletes it; the file is fsync'd.
 /// 3. It is linked to the store's name, which fails when a store is there already: then the
 ///    temporary goes, and the caller opens the store that won. The folder is fsync'd.
-/// 4. The link and the path record (``StoreRecord``) are made holding the folder's lock, which an
-///    open takes before it believes a record that does not match: no open sees the new store
-///    beside the record of one that was deleted.
+/// 4. Holding the folder's lock, the store is recorded as the path's (``StoreRecord``) and then
+///    linked; an open takes the same lock before it believes a record that does not match, so no
+///    open sees the new store beside the record of one that was deleted.
 ///
 /// A creation that dies leaves only its temporary, which the next creation removes once it is a
 /// minute old (``StagedFile/sweep(beside:)``).
@@ -52,9 +52,22 @@ enum StoreCreation {
         }
         let record = StoreRecord(anchor, databaseURL: databaseURL)
         let published = try StoreFiles.withFolderLock(databaseURL.deletingLastPathComponent().path, exclusive: true) {
-            guard try staged.publish() else { return false }
-            // No store was here, so none was replaced: this path's store is now this one.
+            // Every creator puts its store in place holding this lock: one there now won.
+            if try StoreFiles.checkExisting(path) {
+                staged.discard()
+                return false
+            }
+            // No store is here, so none is replaced: this path's store is now this one. Recorded
+            // before it is linked, so that a creation killed in between leaves a record of a store
+            // that is not there (the next creation records its own), never a store beside the
+            // record of another.
             record?.record(StoreRecord.line(storeID: header.storeID, protection: key.protection))
+            guard try staged.publish() else {
+                // Put there by something that does not take the lock: its record is made when it
+                // is first opened.
+                try? record?.forget()
+                return false
+            }
             return true
         }
         guard published else {
