@@ -63,7 +63,7 @@ extension CredentialStorage {
     package func setDefaultCredentialExactly(_ credential: Credential, for space: ProtectionSpace, options: RemovalOptions = []) throws {
         try credential.validate(in: space)
         guard credential.persistence != .none else { return }
-        try mutate { try $0.set(credential, in: space, makeDefault: true, fields: .replacingDetails, options: options) }
+        try mutate { try $0.set(credential, in: space, makeDefault: true, choosingDefault: false, fields: .replacingDetails, options: options) }
     }
 
     /// The sync clock's wall reading now: milliseconds since 1970, as stamps and bundles carry it.

@@ -66,8 +66,13 @@ struct Mutation {
     ///
     /// Moving a synchronizable credential to another tier removes it from every synced machine,
     /// so it needs `options` to hold ``RemovalOptions/removeSynchronizable``, as a removal does.
+    ///
+    /// With `makeDefault`, the user is made the default; `choosingDefault` says whether that is
+    /// the user's own choice, which the fleet hears even when nothing changed here (git's approval
+    /// of what it used is not).
     mutating func set(
-        _ named: Credential, in space: ProtectionSpace, makeDefault: Bool, fields: Fields = .keepingUnnamed, options: RemovalOptions = []
+        _ named: Credential, in space: ProtectionSpace, makeDefault: Bool, choosingDefault: Bool = true, fields: Fields = .keepingUnnamed,
+        options: RemovalOptions = []
     ) throws {
         let spaceIndex = keys.spaceIndex(space)
         let currentDefault = try explicitDefault(space: space, spaceIndex: spaceIndex)
@@ -110,6 +115,7 @@ struct Mutation {
         // The first credential of a space without a default becomes the default.
         let target = makeDefault ? user : (currentDefault ?? user)
         try placeDefault(target, space: space, spaceIndex: spaceIndex)
+        if makeDefault, choosingDefault { try recordChosenDefault(user, spaceIndex: spaceIndex) }
         if target != currentDefault {
             let persistence = target == user ? credential.persistence : (existing?.persistence ?? credential.persistence)
             announce(.defaultChanged, space, target, persistence)
@@ -136,8 +142,23 @@ struct Mutation {
             return false
         }
         try placeDefault(user, space: space, spaceIndex: spaceIndex)
+        try recordChosenDefault(user, spaceIndex: spaceIndex)
         if user != currentDefault { announce(.defaultChanged, space, user, persistence) }
         return true
+    }
+
+    /// An explicit choice of a synchronizable default is a write to the fleet even when this
+    /// store already had that default: another machine may have chosen someone else since, and
+    /// the user's latest choice must win there too. (A changed pointer gets its register from the
+    /// ``SyncRegisterKeeper`` as well; a second, later tick of the clock changes nothing.)
+    private func recordChosenDefault(_ user: String, spaceIndex: BlindIndex) throws {
+        guard origin != .syncImport,
+              let row = try transaction.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user)),
+              row.persistence == .synchronizable
+        else { return }
+        let ledger = ledger
+        // The space as stored, as every register names it.
+        try ledger.record(SyncDefaultState(space: try keys.decryptSpace(row), user: user, stamp: try ledger.tick()), spaceIndex: spaceIndex)
     }
 
     /// The credential `user` has on disk in `space`, if any (the session tier aside).

@@ -333,6 +333,8 @@ final class BundleStream {
     private let stream: Sodium.StreamReader
     private let digest = Sodium.Digest()
     private(set) var metadata: BundleMetadata
+    /// The key ids of a recipient-mode bundle's recipients, in header order (none in passphrase mode).
+    private(set) var recipientIDs: [[UInt8]] = []
     /// The metadata chunk's plaintext, so a second pass over the same file can prove it read the same bundle.
     private(set) var metadataPlaintext: [UInt8] = []
     private var items: Int64 = 0, defaults: Int64 = 0
@@ -390,8 +392,10 @@ final class BundleStream {
             let count = Int(countBytes[0]) << 8 | Int(countBytes[1])
             guard count >= 1, count <= BundleFormat.maximumRecipients else { throw BundleFormat.invalid("bad recipient count") }
             var mine: [UInt8]?
+            var ids: [[UInt8]] = []
             for _ in 0..<count {
                 let id = try take(8)
+                ids.append(id)
                 let sealed = try take(80)
                 if mine == nil, let device, id == BundleFormat.keyID(device.publicKey) { mine = sealed }
             }
@@ -404,6 +408,7 @@ final class BundleStream {
                 }
                 fileKey = key
             }
+            recipientIDs = ids
         }
         let streamHeader = try take(Sodium.streamHeaderBytes)
         headerBytes = header.bytes

@@ -157,7 +157,14 @@ extension CredentialStorage {
 
     /// Writes every synchronizable credential, deletion and default choice of this store to a
     /// bundle file (0600, replaced atomically). Nothing of another tier leaves the machine.
-    public func exportSynchronizable(to url: URL, protection: BundleProtection) throws {
+    ///
+    /// A recipient-mode bundle this store wrote before, for the same recipients and with the
+    /// same contents, is left as it is (until it is ``bundleRefreshMillis`` old): a folder that a
+    /// file-sync engine or git carries then changes only when the fleet's state does.
+    ///
+    /// - Returns: whether the file was written.
+    @discardableResult
+    public func exportSynchronizable(to url: URL, protection: BundleProtection) throws -> Bool {
         // A mistyped recipient is refused before anything is read or written.
         if case .recipients(let texts) = protection { _ = try texts.map(DeviceKey.init) }
         let device = try deviceIdentity()
@@ -196,9 +203,49 @@ extension CredentialStorage {
             return BundleContents(
                 senderDevice: device.deviceID, signer: device.publicKey, created: clock.now(), items: items, defaults: defaults)
         }
+        if case .recipients(let texts) = protection,
+           Self.holdsTheSame(url, contents: contents, recipients: Set(try texts.map { BundleFormat.keyID(try DeviceKey($0)) }), device: device) {
+            logger.debug("the sync bundle is unchanged", metadata: ["items": "\(contents.items.count)"])
+            return false
+        }
         let bytes = try BundleFormat.write(contents, protection: protection, signer: device)
         try StoreFiles.writeAtomically(url, bytes: bytes)
         logger.debug("exported a sync bundle", metadata: ["items": "\(contents.items.count)"])
+        return true
+    }
+
+    /// How old a bundle may grow before an export with nothing new writes it again all the same:
+    /// well inside the age past which a bundle is no longer merged, so a quiet device stays in
+    /// the fleet.
+    static let bundleRefreshMillis: Int64 = 30 * 24 * 3600 * 1000
+
+    /// Whether the bundle at `url` is one this device wrote, for exactly `recipients`, holding
+    /// `contents`' items and default choices, and younger than ``bundleRefreshMillis``. Anything
+    /// that cannot be read or checked is "no": the bundle is then written.
+    private static func holdsTheSame(_ url: URL, contents: BundleContents, recipients: Set<[UInt8]>, device: DeviceIdentity) -> Bool {
+        guard let source = try? BundleFileSource(url: url),
+              let stream = try? BundleStream(source: source, passphrase: nil, device: device),
+              stream.metadata.senderDevice == contents.senderDevice, stream.metadata.signer == contents.signer,
+              Set(stream.recipientIDs) == recipients, stream.recipientIDs.count == recipients.count,
+              contents.created - stream.metadata.created < bundleRefreshMillis,
+              stream.metadata.itemCount == Int64(contents.items.count), stream.metadata.defaultCount == Int64(contents.defaults.count)
+        else { return false }
+        var items = contents.items[...], defaults = contents.defaults[...]
+        do {
+            while let chunk = try stream.next() {
+                switch chunk {
+                case .items(let read):
+                    guard items.starts(with: read) else { return false }
+                    items = items.dropFirst(read.count)
+                case .defaults(let read):
+                    guard defaults.starts(with: read) else { return false }
+                    defaults = defaults.dropFirst(read.count)
+                }
+            }
+        } catch {
+            return false
+        }
+        return items.isEmpty && defaults.isEmpty
     }
 
     /// Merges a bundle into this store: last writer wins per item and per default choice, under
@@ -390,7 +437,7 @@ extension CredentialStorage {
         let index = keys.trustedKeyIndex(signer)
         guard let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == signer else {
             throw CredentialStorageError(.bundleNotForThisStore,
-                "the bundle is signed by a device this store does not trust (\(signer)); trust that key first if the device is yours")
+                "the bundle is signed by a device this store does not trust (\(signer))")
         }
     }
 

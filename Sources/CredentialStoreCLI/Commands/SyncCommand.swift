@@ -68,7 +68,7 @@ struct SyncCommand: ParsableCommand {
                 total.unchanged += report.unchanged
                 merged.append((name, report))
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
-                skipped.append((name, error.messageWithAdvice(command: "sync", thisDevice: try storage.deviceKey)))
+                skipped.append((name, error.messageWithAdvice(command: "sync", thisDevice: try storage.deviceKey, bundle: url.path)))
             } catch let error as CredentialStorageError where [.tamperDetected, .corrupt, .io, .permissionsTooOpen].contains(error.code) {
                 // The store itself is at fault, not the file: stop, as every other command does.
                 throw error
@@ -80,17 +80,18 @@ struct SyncCommand: ParsableCommand {
         for (name, why) in refused { console.errors.write("credstore: refused \(Describe.cell(name)): \(why)\n") }
 
         let recipients = try storage.trustedDeviceKeys() + [try storage.deviceKey]
-        try storage.exportSynchronizable(to: folder.appendingPathComponent(ownName), protection: .recipients(recipients))
+        // Nothing new: the file stays byte for byte as it was, and a git-backed folder stays clean.
+        let wrote = try storage.exportSynchronizable(to: folder.appendingPathComponent(ownName), protection: .recipients(recipients))
 
         if global.json {
             console.output.write(JSONValue.object([
                 ("imported", .object(merged.map { ($0.name, ImportCommand.json($0.report)) })),
-                ("total", ImportCommand.json(total)), ("wrote", .string(ownName)),
+                ("total", ImportCommand.json(total)), ("wrote", .string(ownName)), ("changed", .bool(wrote)),
                 ("skipped", .object(skipped.map { ($0.name, .string($0.why)) })),
                 ("refused", .object(refused.map { ($0.name, .string($0.why)) })),
             ]).rendered + "\n")
         } else {
-            console.output.write("Merged \(merged.count) of \(names.count) bundles: \(total.added) added, \(total.updated) updated, \(total.removed) removed, \(total.unchanged) unchanged\nWrote \(ownName)\n")
+            console.output.write("Merged \(merged.count) of \(names.count) bundles: \(total.added) added, \(total.updated) updated, \(total.removed) removed, \(total.unchanged) unchanged\n\(wrote ? "Wrote" : "Left unchanged") \(ownName)\n")
         }
         if !refused.isEmpty {
             throw CommandFailure(.dataError, "\(refused.count) of \(names.count) files were refused (named above); every other bundle was merged and \(ownName) was written")

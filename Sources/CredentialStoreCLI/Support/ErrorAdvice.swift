@@ -47,15 +47,24 @@ extension CredentialStorageError {
     /// - Parameter thisDevice: this store's device key, when the command has it at hand: the
     ///   advice for a bundle not sealed to this store then names it, ready to paste on the other
     ///   machine.
-    func messageWithAdvice(command: String?, thisDevice: DeviceKey? = nil) -> String {
+    /// - Parameter bundle: the bundle's path, when a shared folder holds it (`sync`): a bundle
+    ///   of a device no longer trusted here is then a retired device's, which the note says how
+    ///   to clear away.
+    func messageWithAdvice(command: String?, thisDevice: DeviceKey? = nil, bundle: String? = nil) -> String {
         if code == .bundleNotForThisStore, namesUntrustedSigner {
             // The fix is here, not on the other machine: the library's message names the signer's key.
-            return message + "; if that device is yours, run `credstore device trust` with that key here, then `credstore \(command ?? "import")` again"
+            var advice = "if that device is yours, run `credstore device trust` with that key here, then `credstore \(command ?? "import")` again"
+            if let bundle {
+                advice += "; if it is retired (an old install), delete \(bundle) and run `credstore device untrust` with that key on every machine that still trusts it"
+            }
+            return message + "; " + advice
         }
         if let advice = lostDatabaseAdvice { return message + "; " + advice }
         guard var advice = code.advice(command: command), !message.hasSuffix(advice) else { return message }
         if code == .bundleNotForThisStore, command == "sync", let thisDevice {
             advice = "on the machine that wrote it, run `credstore device trust \(thisDevice)` (this store's key), then `credstore sync` there"
+            // The machine that wrote it may be no more: an old install, reinstalled since.
+            if let bundle { advice += "; if that device is retired (an old install), delete \(bundle)" }
         }
         return message + "; " + advice
     }

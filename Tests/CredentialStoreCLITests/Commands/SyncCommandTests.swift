@@ -227,14 +227,17 @@ struct SyncCommandTests {
         // 1's key in full, ready to paste; exporting again there would not help.
         let notSealed = try sync(1).stderr
         #expect(notSealed.hasPrefix("credstore: skipped \(try deviceID(0)).csbundle: the bundle was not sealed to this store"), "\(notSealed)")
-        #expect(notSealed.hasSuffix("; on the machine that wrote it, run `credstore device trust \(key1)` (this store's key), then `credstore sync` there\n"), "\(notSealed)")
+        let bundle0 = fleet.shared.appendingPathComponent("\(try deviceID(0)).csbundle").path
+        #expect(notSealed.hasSuffix("; on the machine that wrote it, run `credstore device trust \(key1)` (this store's key), then `credstore sync` there; if that device is retired (an old install), delete \(bundle0)\n"), "\(notSealed)")
         #expect(!notSealed.contains("export"), "\(notSealed)")
 
         // Machine 1's bundle is sealed to machine 0, but machine 0 does not trust its signer: the
         // fix is here, on machine 0.
         let untrusted = try sync(0).stderr
         #expect(untrusted.hasPrefix("credstore: skipped \(try deviceID(1)).csbundle: the bundle is signed by a device this store does not trust (\(key1))"), "\(untrusted)")
-        #expect(untrusted.hasSuffix("; if that device is yours, run `credstore device trust` with that key here, then `credstore sync` again\n"), "\(untrusted)")
+        let bundle = fleet.shared.appendingPathComponent("\(try deviceID(1)).csbundle").path
+        #expect(untrusted.hasSuffix("; if that device is yours, run `credstore device trust` with that key here, then `credstore sync` again; if it is retired (an old install), delete \(bundle) and run `credstore device untrust` with that key on every machine that still trusts it\n"), "\(untrusted)")
+        #expect(untrusted.components(separatedBy: "device trust").count == 2, "one way to trust it, said once: \(untrusted)")
         #expect(!untrusted.contains("on the machine that wrote it"), "\(untrusted)")
 
         // Following the notes, each on its machine, the two converge.
