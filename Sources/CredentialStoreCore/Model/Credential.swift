@@ -9,7 +9,7 @@ public import Foundation
 ///
 /// A write replaces what it names and keeps the rest: a ``persistence`` left unset, and details
 /// left `nil` (or attributes not given), keep those of the credential the write replaces (see
-/// ``CredentialStorage/set(_:for:options:)``).
+/// `CredentialStorage.set(_:for:options:)`).
 public struct Credential: Hashable, Sendable {
     /// The user name; a space holds at most one credential per user.
     public var user: String
