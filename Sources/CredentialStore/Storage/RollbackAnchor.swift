@@ -85,7 +85,7 @@ final class AnchorFile: Sendable {
     func check(storeGeneration: Int64, recorded: Int64?) throws {
         if let recorded, recorded > storeGeneration {
             throw CredentialStorageError(.tamperDetected,
-                "the store is older than it was last seen here (generation \(storeGeneration), last seen \(recorded)): it was rolled back to an older copy. If you restored a backup on purpose, delete \(path) and open it again")
+                "the store is older than it was last seen here (generation \(storeGeneration), last seen \(recorded) by the anchor \(path)): it was rolled back to an older copy. If you put the older copy back on purpose, accept it (CredentialStorage.acceptStore(at:key:)); otherwise restore your store from a backup")
         }
     }
 
@@ -154,8 +154,9 @@ final class AnchorFile: Sendable {
 /// (another id), or by a key-file store, with the attacker's key file beside it, where a passphrase
 /// store was. Everything inside such a store is consistent, so only a record kept elsewhere notices
 /// it; opening a store that is not the one recorded for its path is `tamperDetected`, until the
-/// user says the new one is theirs (``CredentialStorage/forgetRecordedStore(at:rollbackAnchor:)``,
-/// `credstore init --force`). Creating a store where none is records the new one: nothing is read
+/// user says the new one is theirs (``CredentialStorage/acceptStore(at:key:logger:rollbackAnchor:)``,
+/// `credstore init --force`; or ``CredentialStorage/restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)``,
+/// which records the store it puts in place). Creating a store where none is records the new one: nothing is read
 /// from a file someone else made then.
 struct StoreRecord {
     let path: String
@@ -224,7 +225,7 @@ struct StoreRecord {
         }
         let what = differences.isEmpty ? "its record does not match" : differences.joined(separator: ", and ")
         throw CredentialStorageError(.tamperDetected,
-            "the store at \(databasePath) is not the one last seen there: \(what), so it was replaced. If it was replaced on purpose, forget the recorded store (CredentialStorage.forgetRecordedStore(at:)) to accept it; otherwise restore your own store")
+            "the store at \(databasePath) is not the one last seen there: \(what), so it was replaced. If it was replaced on purpose, accept it (CredentialStorage.acceptStore(at:key:)); otherwise restore your own store")
     }
 
     /// Writes `line` as the record (0600, atomically), over any record there, creating the anchor

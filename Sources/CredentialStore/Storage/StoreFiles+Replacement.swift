@@ -1,0 +1,70 @@
+import CredentialStoreCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whole database files put in place (through a ``StagedFile``): a backup renamed to where it
+/// was asked for, a restored store renamed over the one it replaces.
+extension StoreFiles {
+    /// The journal files SQLite keeps beside a database.
+    static let journalSuffixes = ["-wal", "-shm", "-journal"]
+
+    /// `invalidInput` when `url` names one of the store's own files (the database or its journal
+    /// files, by any spelling): a backup renamed there would destroy the store it copies.
+    static func refuseStoreFile(_ url: URL, database: String) throws {
+        var target = stat()
+        guard lstat(url.path, &target) == 0 else { return }
+        for path in [database] + journalSuffixes.map({ database + $0 }) {
+            var info = stat()
+            if lstat(path, &info) == 0, info.st_dev == target.st_dev, info.st_ino == target.st_ino {
+                throw CredentialStorageError(.invalidInput, "\(url.path) is the store's own file \(path); write the backup elsewhere")
+            }
+        }
+    }
+
+    /// `io` unless `url` is a regular file or nothing: a rename would put a file in the place of a
+    /// device, a folder or a FIFO another program reads.
+    static func requireReplaceable(_ url: URL) throws {
+        var info = stat()
+        if lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFLNK {
+            throw CredentialStorageError(.io, "\(url.path) is not a regular file; only a regular file is replaced")
+        }
+    }
+
+    /// Copies the file at `source` (anyone's, any mode: a backup may come from elsewhere) into
+    /// the empty file at `destination` (a ``StagedFile``'s), which the caller then syncs.
+    static func copyFile(_ source: URL, into destination: String) throws {
+        let input = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CredentialStorageError(errno == ENOENT ? .notFound : .io, "could not open \(source.path): \(reason)")
+        }
+        defer { close(input) }
+        var info = stat()
+        guard fstat(input, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw CredentialStorageError(.invalidInput, "\(source.path) is not a regular file")
+        }
+        let output = open(destination, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard output >= 0 else {
+            throw CredentialStorageError(.io, "could not open \(destination): \(String(cString: strerror(errno)))")
+        }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw CredentialStorageError(.io, "could not read \(source.path): \(String(cString: strerror(errno)))") }
+            if count == 0 { break }
+            var written = 0
+            while written < count {
+                let step = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                if step < 0, errno == EINTR { continue }
+                guard step > 0 else { throw CredentialStorageError(.io, "could not write \(destination): \(String(cString: strerror(errno)))") }
+                written += step
+            }
+        }
+    }
+}
