@@ -43,6 +43,8 @@ public struct CredstoreCommand: AsyncParsableCommand {
             WatchCommand.self,
             ExportCommand.self,
             ImportCommand.self,
+            BackupCommand.self,
+            RestoreCommand.self,
             DeviceCommand.self,
             SyncCommand.self,
             GitCredentialCommand.self,

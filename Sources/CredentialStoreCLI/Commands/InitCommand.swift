@@ -21,9 +21,11 @@ struct InitCommand: ParsableCommand {
             file in place. Before systemd 256 only root can seal with the host key.
 
             credstore remembers which store it last opened at each path (its id, and whether a \
-            key file or a passphrase unlocks it), and refuses (exit 77) a store that was put in \
-            its place. If you replaced the store yourself, --force accepts the store that is \
-            there now, once it opens with its key, and remembers it instead.
+            key file or a passphrase unlocks it) and the newest state it saw of each store, and \
+            refuses (exit 77) a store that was put in its place or an older copy put back. If you \
+            did that yourself, --force accepts the store that is there now, as it is, once it \
+            opens with its key. To go back to a file `credstore backup` wrote, use \
+            `credstore restore FILE` instead.
             """)
 
     @Flag(help: "Lock the store with a passphrase rather than a key file.")
@@ -32,7 +34,7 @@ struct InitCommand: ParsableCommand {
     @Option(name: .customLong("seal-with"), help: "Seal the key file to this machine with this tool.")
     var sealWith: SealName?
 
-    @Flag(help: "Accept the store now at the path as this path's store, when it replaced another on purpose.")
+    @Flag(help: "Accept the store now at the path as it is, when you put it (or an older copy) there on purpose.")
     var force = false
 
     @OptionGroup var global: GlobalOptions
@@ -56,9 +58,12 @@ struct InitCommand: ParsableCommand {
         }
         if location.storeExists, let existing = try CredentialStorage.protection(ofStoreAt: location.databaseURL) {
             guard existing == wanted else { throw Self.otherKind(existing, at: location) }
-            // With --force, opened with its key, so that it is recorded as this path's store.
+            // With --force, opened with its key and accepted as it is: recorded as this path's
+            // store, and its rollback anchor set to its state (an older copy put back by hand).
             if force {
-                _ = try location.openExisting(console, orFail: CommandFailure(.notFound, "the store \(location.path) went away; run init again"))
+                var accepting = location
+                accepting.acceptsStoreAsItIs = true
+                _ = try accepting.openExisting(console, orFail: CommandFailure(.notFound, "the store \(location.path) went away; run init again"))
             }
             var sealed = false
             if let sealWith {

@@ -43,9 +43,10 @@ struct VerifyCommand: ParsableCommand {
         guard report.isSound else {
             let tampered = report.authenticationFailures > 0
             let count = Describe.count(report.problems.count, "problem")
+            let restore = "restore the store from a backup: `credstore restore FILE` puts back a backup that `credstore backup` wrote"
             throw CommandFailure(tampered ? .noPermission : .ioError, tampered
-                ? "\(count) in \(location.path): rows fail authentication (altered outside credstore); restore the store from a backup"
-                : "\(count) in \(location.path): the database structure is damaged; restore the store from a backup")
+                ? "\(count) in \(location.path): rows fail authentication (altered outside credstore); \(restore)"
+                : "\(count) in \(location.path): the database structure is damaged; \(restore)")
         }
     }
 }

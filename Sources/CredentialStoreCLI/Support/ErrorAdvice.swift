@@ -14,14 +14,15 @@ extension CredentialStorageError.Code {
         switch self {
         case .wrongKey where command == "import" || command == "sync":
             "check CREDSTORE_BUNDLE_PASSPHRASE, and the store's CREDSTORE_PASSPHRASE or --key-file"
+        case .wrongKey where command == "restore":
+            "check CREDSTORE_BACKUP_PASSPHRASE: the passphrase the backup was written with"
         case .wrongKey:
             "check CREDSTORE_PASSPHRASE or --key-file (CREDSTORE_KEY_FILE)"
         case .locked:
             "run `credstore unlock` (it asks for the passphrase once), or set CREDSTORE_PASSPHRASE"
-        case .tamperDetected:
-            "run `credstore verify` and restore the store from a backup; if you replaced the store on purpose, `credstore init --force` accepts it"
-        case .corrupt:
-            "run `credstore verify` and restore the store from a backup"
+        case .tamperDetected, .corrupt:
+            // What the store's own failures call for depends on what happened: see `storeAdvice`.
+            nil
         case .synchronizableRemovalNeedsOption:
             "pass --synchronizable to confirm"
         case .bundleNotForThisStore where command == "sync":
@@ -60,6 +61,7 @@ extension CredentialStorageError {
             return message + "; " + advice
         }
         if let advice = lostDatabaseAdvice { return message + "; " + advice }
+        if let advice = storeAdvice(command: command) { return withoutLibraryRemedy + "; " + advice }
         guard var advice = code.advice(command: command), !message.hasSuffix(advice) else { return message }
         if code == .bundleNotForThisStore, command == "sync", let thisDevice {
             advice = "on the machine that wrote it, run `credstore device trust \(thisDevice)` (this store's key), then `credstore sync` there"
@@ -76,6 +78,49 @@ extension CredentialStorageError {
         guard code == .corrupt, message.contains("credstore creates a store whole") else { return nil }
         let file = message.contains("its WAL is not") ? "that WAL" : "that empty file"
         return "to start a new store instead, `rm` \(file) and run `credstore init` (with --passphrase for a passphrase store)"
+    }
+
+    /// The advice for a store that fails its checks (`tamperDetected`, `corrupt`), by what the
+    /// library's message says happened, so that the command it names works there: `init --force`
+    /// accepts an older copy put back or another store put in place (and nothing else: a row
+    /// altered stays altered); `verify` reports altered rows, but refuses, as every command does,
+    /// a store it cannot open (damaged, an edited schema) and so is not named for those; a
+    /// backup that `restore` refused calls for another backup. StoreAdviceCommandTests runs each
+    /// advised command in the situation that prints it, so a change of wording fails them.
+    private func storeAdvice(command: String?) -> String? {
+        guard code == .tamperDetected || code == .corrupt else { return nil }
+        let restore = "`credstore restore FILE` puts back a backup that `credstore backup` wrote"
+        if command == "restore" {
+            return "restore another backup; the store was left as it was"
+        }
+        if message.contains("it was rolled back to an older copy") {
+            return "if you put the older copy back on purpose, `credstore init --force` accepts it; otherwise \(restore)"
+        }
+        if message.contains("so it was replaced") {
+            return "if you put this store there on purpose, `credstore init --force` accepts it; otherwise put your own back: \(restore)"
+        }
+        if code == .corrupt || message.contains("schema") || command == "verify" {
+            return "restore the store from a backup: \(restore)"
+        }
+        return "run `credstore verify` to see every problem, and restore the store from a backup: \(restore)"
+    }
+
+    /// The library's remedies for a store that fails its checks, in its own terms (an API to
+    /// call, "restore it from a backup"), which ``storeAdvice(command:)`` words as commands.
+    private static let libraryRemedies = [
+        ". If you put the older copy back on purpose, accept it (CredentialStorage.acceptStore(at:key:)); otherwise restore your store from a backup",
+        ". If it was replaced on purpose, accept it (CredentialStorage.acceptStore(at:key:)); otherwise restore your own store",
+        "; verify the store and restore it from a backup",
+        "; restore the store from a backup",
+        "; restore it from a backup",
+    ]
+
+    /// The message without the library's remedy, which the command line's advice replaces.
+    private var withoutLibraryRemedy: String {
+        for remedy in Self.libraryRemedies where message.hasSuffix(remedy) {
+            return String(message.dropLast(remedy.count))
+        }
+        return message
     }
 
     /// Whether a `bundleNotForThisStore` says the bundle's signer is not trusted here (rather than

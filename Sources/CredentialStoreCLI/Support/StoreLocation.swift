@@ -15,6 +15,9 @@ struct StoreLocation {
     var databaseURL: URL
     /// The key file: `--key-file`, `CREDSTORE_KEY_FILE`, or `store.key` beside the database.
     var keyFileURL: URL
+    /// Whether opening accepts the store as it is, once it opens with its key: an older copy put
+    /// back, or another store put in its place (`init --force`).
+    var acceptsStoreAsItIs = false
 
     init(store: String?, keyFile: String?, environment: [String: String]) {
         // Files, said so: otherwise Foundation stats each path to learn whether it is a folder.
@@ -74,7 +77,7 @@ struct StoreLocation {
         do {
             if Self.exists(keyFileURL) {
                 do {
-                    return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
+                    return try open(.keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
                 } catch let error as CredentialStorageError where error.code == .wrongKey {
                     guard try CredentialStorage.protection(ofStoreAt: databaseURL) == .passphrase else { throw error }
                 }
@@ -82,12 +85,12 @@ struct StoreLocation {
                 // No key file: a passphrase store, unlocked in this session or not, or a key-file
                 // store missing its key. The unlocked session first: it is `get`'s path then.
                 do {
-                    return try CredentialStorage(at: databaseURL, key: .unlockedSession, logger: logger, integrityCheck: integrityCheck)
+                    return try open(.unlockedSession, logger: logger, integrityCheck: integrityCheck)
                 } catch CredentialStorageError.Code.locked {
                     return try openWithPassphraseOnly(console, logger: logger, integrityCheck: integrityCheck)
                 } catch CredentialStorageError.Code.wrongKey {
                     // The library's error names the key file that is missing.
-                    return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
+                    return try open(.keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
                 }
             }
             return try openWithPassphrase(console, logger: logger, integrityCheck: integrityCheck)
@@ -103,7 +106,7 @@ struct StoreLocation {
         _ console: Console, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck
     ) throws -> CredentialStorage {
         do {
-            return try CredentialStorage(at: databaseURL, key: .unlockedSession, logger: logger, integrityCheck: integrityCheck)
+            return try open(.unlockedSession, logger: logger, integrityCheck: integrityCheck)
         } catch CredentialStorageError.Code.locked {
             // Not unlocked (or the unlock went stale and is forgotten): the passphrase, as ever.
         }
@@ -122,7 +125,7 @@ struct StoreLocation {
     ) throws -> CredentialStorage {
         if let passphrase = console.variable("CREDSTORE_PASSPHRASE") {
             do {
-                return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
+                return try open(.passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
             } catch CredentialStorageError.Code.wrongKey {
                 throw CommandFailure(.noPermission, "the passphrase in CREDSTORE_PASSPHRASE does not unlock the store \(path); set it to the store's passphrase")
             }
@@ -139,7 +142,7 @@ struct StoreLocation {
                 throw CommandFailure(.noPermission, "no passphrase was given; the store \(path) stays locked")
             }
             do {
-                return try CredentialStorage(at: databaseURL, key: .passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
+                return try open(.passphrase(passphrase), logger: logger, integrityCheck: integrityCheck)
             } catch CredentialStorageError.Code.wrongKey {
                 guard attempt < 3 else {
                     throw CommandFailure(.noPermission, "three passphrases did not unlock the store \(path); it stays locked")
@@ -148,6 +151,14 @@ struct StoreLocation {
                 attempt += 1
             }
         }
+    }
+
+    /// The existing store opened with `key`; accepted as it is when ``acceptsStoreAsItIs``.
+    private func open(_ key: StoreKey, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck) throws -> CredentialStorage {
+        if acceptsStoreAsItIs {
+            return try CredentialStorage.acceptStore(at: databaseURL, key: key, logger: logger)
+        }
+        return try CredentialStorage(at: databaseURL, key: key, logger: logger, integrityCheck: integrityCheck)
     }
 
     /// A logger that stays quiet: swift-log's default prints the library's info lines on stderr,

@@ -164,8 +164,12 @@ struct ExitCodesTests {
     @Test func theCLIAddsItsAdviceByCodeToTheLibrarysMessage() {
         let expected: [(CredentialStorageError.Code, command: String, advice: String?)] = [
             (.wrongKey, "list", "CREDSTORE_PASSPHRASE"), (.wrongKey, "import", "CREDSTORE_BUNDLE_PASSPHRASE"),
-            (.tamperDetected, "get", "credstore verify"), (.tamperDetected, "get", "credstore init --force"),
-            (.corrupt, "list", "credstore verify"), (.synchronizableRemovalNeedsOption, "remove", "--synchronizable"),
+            (.wrongKey, "restore", "CREDSTORE_BACKUP_PASSPHRASE"),
+            // Which command fixes a store that fails its checks depends on what happened (an
+            // older copy put back, another store put in place: `init --force`); StoreAdviceCommandTests
+            // runs each in its situation.
+            (.tamperDetected, "get", "credstore verify"), (.tamperDetected, "get", "credstore restore FILE"),
+            (.corrupt, "list", "credstore restore FILE"), (.synchronizableRemovalNeedsOption, "remove", "--synchronizable"),
             (.bundleNotForThisStore, "import", "credstore device trust"), (.invalidInput, "device", "credstore device show"),
             (.unsupportedFormatVersion, "get", "upgrade credstore"),
             (.notFound, "get", nil), (.ambiguousMatch, "get", nil), (.io, "add", nil),
