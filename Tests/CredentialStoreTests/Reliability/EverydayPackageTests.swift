@@ -16,7 +16,8 @@ struct EverydayPackageTests {
         #expect(result.status == 0 && !result.killedBySignal, "\(result.stdout)\(result.stderr)")
         #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("ok ") }, "\(lines)")
         for name in ["a-new-password-keeps-tier-and-details", "leaving-sync-needs-consent", "update-changes-details-without-the-password",
-                     "first-use-from-many-threads"] {
+                     "first-use-from-many-threads",
+                     "an-expired-credential-is-no-default-and-the-listing-agrees", "a-backup-restores-whole-into-a-new-place"] {
             #expect(lines.contains("ok \(name)"), "\(name) did not run: \(lines)")
         }
     }

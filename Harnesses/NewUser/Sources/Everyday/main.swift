@@ -77,6 +77,40 @@ failures += check("update-changes-details-without-the-password") {
     return stored.label == nil && stored.attributes == ["team": "infra"] ? nil : "the update was not applied"
 }
 
+// An expired credential is no default, the listing agrees, and it is still there to renew.
+failures += check("an-expired-credential-is-no-default-and-the-listing-agrees") {
+    let storage = try open("expired", in: folder)
+    try storage.set(Credential(user: "u", password: "old", expires: Date(timeIntervalSince1970: 1_000_000_000)), for: space)
+    if try storage.defaultCredential(for: space) != nil { return "an expired credential answered" }
+    guard let entry = try storage.entries().first(where: { $0.user == "u" }) else { return "the listing lost it" }
+    if entry.isDefault { return "the listing calls an expired credential the default" }
+    if try storage.credentials(for: space)["u"]?.password != "old" { return "the expired credential is gone" }
+    try storage.set(Credential(user: "u", password: "new"), for: space)
+    return try storage.defaultCredential(for: space)?.password == "new" ? nil : "the renewed password does not answer"
+}
+
+// A backup taken through the library comes back whole, with details and the default, elsewhere.
+failures += check("a-backup-restores-whole-into-a-new-place") {
+    let storage = try open("backed-up", in: folder)
+    try storage.set(Credential(user: "u", password: "pw", persistence: .synchronizable, label: "L1", attributes: ["env": "prod"]), for: space)
+    try storage.set(Credential(user: "v", password: "pv"), for: space)
+    try storage.setDefault(user: "v", for: space)
+    let file = folder.appendingPathComponent("store.backup")
+    try storage.backup(to: file, passphrase: "backup passphrase")
+    let target = folder.appendingPathComponent("restored", isDirectory: true)
+    let report = try CredentialStorage.restore(
+        from: file, passphrase: "backup passphrase", to: target.appendingPathComponent("credentials.db"),
+        key: .keyFile(target.appendingPathComponent("store.key")), rollbackAnchor: .directory(folder.appendingPathComponent("anchors")))
+    if report.restored.count != 2 { return "\(report.restored.count) of 2 credentials restored" }
+    let restored = try open("restored", in: folder)
+    guard let u = try restored.credentials(for: space)["u"] else { return "u is missing" }
+    if u.password != "pw" || u.persistence != .synchronizable || u.label != "L1" || u.attributes != ["env": "prod"] {
+        return "u came back changed"
+    }
+    if try restored.defaultCredential(for: space)?.user != "v" { return "the default choice was lost" }
+    return try restored.verify().isSound ? nil : "the restored store does not verify"
+}
+
 // Eight threads opening a store that does not exist yet: one store, every write kept.
 failures += check("first-use-from-many-threads") {
     let errors = ErrorBox()
