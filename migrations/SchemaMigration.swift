@@ -23,5 +23,6 @@ package enum SchemaHistory {
         migration0008SealTree,
         migration0009CredentialDetails,
         migration0010CredentialTags,
+        migration0011KeptVersions,
     ]
 }

@@ -178,6 +178,9 @@ package protocol CredentialRepositoryReading {
     func allSyncItems() throws -> [SealedSyncItem]
     func syncDefault(space spaceIndex: BlindIndex) throws -> SealedSyncDefault?
     func allSyncDefaults() throws -> [SealedSyncDefault]
+    /// The kept versions of every user of a space: the rows of its seal-tree leaf.
+    func keptVersions(space spaceIndex: BlindIndex) throws -> [SealedKeptVersion]
+    func allKeptVersions() throws -> [SealedKeptVersion]
 }
 
 /// Writes, inside one transaction of ``SQLiteRepository/write(observer:_:afterCommit:)``.
@@ -196,7 +199,7 @@ package protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func replaceTags(space spaceIndex: BlindIndex, user userIndex: BlindIndex, with tagIndexes: [BlindIndex]) throws
     /// Empties the credential, tag and default tables (rekey re-seals everything in the same transaction).
     func deleteAllCredentials() throws
-    /// Deletes a credential row and its tag rows.
+    /// Deletes a credential row, its tag rows and its kept versions.
     func deleteCredential(space spaceIndex: BlindIndex, user userIndex: BlindIndex) throws
     func setDefaultChoice(_ choice: SealedDefault) throws
     func deleteDefaultChoice(space spaceIndex: BlindIndex) throws
@@ -210,6 +213,14 @@ package protocol CredentialRepositoryWriting: CredentialRepositoryReading {
     func upsertSyncDefault(_ choice: SealedSyncDefault) throws
     /// Empties every table sealed under the root key's subkeys but the credentials (rekey).
     func deleteAllSyncState() throws
+    /// Adds a kept version; one already kept for the same credential at the same time is replaced.
+    func insertKeptVersion(_ version: SealedKeptVersion) throws
+    /// Deletes one kept version.
+    func deleteKeptVersion(space spaceIndex: BlindIndex, user userIndex: BlindIndex, kept: Int64) throws
+    /// Drops the kept versions replaced before `kept` (milliseconds since 1970).
+    func deleteKeptVersions(before kept: Int64) throws
+    /// Empties the kept versions (rekey re-seals them in the same transaction).
+    func deleteAllKeptVersions() throws
     /// Drops the change-log entries before the first one that holds a change after
     /// `changeTotal` or was written at or after `writtenSince` (milliseconds): the caller's
     /// retention. Never the newest entry.

@@ -19,6 +19,8 @@ package struct SealedRowFingerprint: Hashable, Sendable {
         case syncItems = 4, syncDefaults = 5, device = 6, syncClock = 7
         // Sealed since migration 0010: the search tags, which decide what a search finds.
         case credentialTags = 8
+        // Sealed since migration 0011: the versions that lost a concurrent edit, which a restore brings back.
+        case keptVersions = 9
 
         /// The tables the seal covered before migration 0007.
         package static let sinceTableSeal: [Table] = [.credentials, .defaultChoices, .trustedDevices]
@@ -102,6 +104,12 @@ extension SealedRowFingerprint {
     /// grouped by its tag.
     package init(tagIndex: BlindIndex, space spaceIndex: BlindIndex, user userIndex: BlindIndex) {
         self.init(table: .credentialTags, key: tagIndex.bytes + spaceIndex.bytes + userIndex.bytes, tags: [], group: tagIndex.bytes)
+    }
+
+    /// With its clear time as `SQLiteAccess` reads integers (8 bytes, big-endian), in the key.
+    package init(_ version: SealedKeptVersion) {
+        self.init(table: .keptVersions, key: version.spaceIndex.bytes + version.userIndex.bytes + Self.bigEndian(version.kept),
+                  tags: Self.tag(version.sealedVersion), group: version.spaceIndex.bytes)
     }
 
     /// The clock has no ciphertext: its reading.

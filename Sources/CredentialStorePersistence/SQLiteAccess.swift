@@ -448,6 +448,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         try db.cachedStatement(sql: "DELETE FROM credentials WHERE space_index = ? AND user_index = ?")
             .executeRaw([.blob(spaceIndex), .blob(userIndex)])
         try deleteTags(space: spaceIndex, user: userIndex)
+        try deleteKeptVersions(space: spaceIndex, user: userIndex)
     }
 
     package func setDefaultChoice(_ choice: SealedDefault) throws {
@@ -497,7 +498,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
     /// bytes of each ciphertext: nonce ‖ ciphertext ‖ tag, or, for the clock, which has no
     /// ciphertext, its clear values), then whether the row is half of a synchronizable item
     /// (see ``CredentialRepositoryReading/forEachFingerprint(in:_:)``).
-    private static func fingerprintSQL(_ table: SealedRowFingerprint.Table) -> (table: String, columns: String, keyColumns: Int32, fingerprintColumns: Int32, key: String) {
+    static func fingerprintSQL(_ table: SealedRowFingerprint.Table) -> (table: String, columns: String, keyColumns: Int32, fingerprintColumns: Int32, key: String) {
         switch table {
         case .credentials:
             // The origin index last, after the flag: it places the row in the seal's tree, and is
@@ -524,10 +525,14 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         case .credentialTags:
             // No ciphertext: the whole row is its key (the tag first, which groups it in the tree).
             ("credential_tags", "\(tagColumns), 0", 3, 3, "tag_index = ? AND space_index = ? AND user_index = ?")
+        case .keptVersions:
+            // The time it was replaced is part of the key (and bound into the tag as well).
+            ("kept_versions", "space_index, user_index, kept, substr(sealed_version, -16), 0", 3, 4,
+             "space_index = ? AND user_index = ? AND kept = ?")
         }
     }
 
-    private static func fingerprint(_ table: SealedRowFingerprint.Table, _ row: RawRow) -> SealedRowFingerprint {
+    static func fingerprint(_ table: SealedRowFingerprint.Table, _ row: RawRow) -> SealedRowFingerprint {
         let shape = fingerprintSQL(table)
         var fingerprint = SealedRowFingerprint(table: table, key: [], tags: [], group: [])
         for column in 0..<shape.fingerprintColumns {
@@ -574,6 +579,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
         for table in tables {
             // A store a test migrated only part of the way has no tags (nor their table).
             if table == .credentialTags, try !db.hasTable("credential_tags") { continue }
+            if table == .keptVersions, try !db.hasTable("kept_versions") { continue }
             let shape = Self.fingerprintSQL(table)
             try db.cachedStatement(sql: "SELECT \(shape.columns) FROM \(shape.table)").forEachRawRow(binding: []) { row in
                 try body(Self.fingerprint(table, row), row.int64(shape.fingerprintColumns) != 0)
@@ -743,7 +749,7 @@ package struct SQLiteAccess: CredentialRepositoryWriting {
 
     // MARK: Row decoding
 
-    private static let damagedRow = CredentialStorageError(.corrupt, "a row of the store is damaged; verify the store and restore it from a backup")
+    static let damagedRow = CredentialStorageError(.corrupt, "a row of the store is damaged; verify the store and restore it from a backup")
 
     private static func credential(_ row: RawRow) throws -> SealedCredential {
         guard let space = row.blob(0), let user = row.blob(1), let origin = row.blob(2),

@@ -26,8 +26,8 @@ import Synchronization
 package enum StoreSchema {
     /// The newest migration and the digest of the schema the migrations through it build.
     package static let pinned = (
-        migration: "0010_credential_tags",
-        digest: "6734e3b3089d5898bb89f8c1a3f8a78395bcb05eea4eb9ab38a3f02adda9c1b3"
+        migration: "0011_kept_versions",
+        digest: "1cc8984d945633774f17795d0d533d9787bea683cdd60e0198a53ff05b97977a"
     )
 
     /// A store's schema as found: its digest, and the newest migration its history records.

@@ -18,6 +18,11 @@ public struct CredentialChange: Hashable, Sendable {
         case removed
         /// The space's default credential became this user's.
         case defaultChanged
+        /// The user's credential changed here and, concurrently, on another machine, whose change
+        /// won (an import replaced it): the version that lost is kept
+        /// (``CredentialStorage/keptVersions(of:in:)``) unless the winner was a removal. Announced
+        /// to this instance's subscribers only, after the credential's ``updated`` or ``removed``.
+        case conflict
     }
 
     /// Where the change was made.
@@ -62,6 +67,7 @@ extension CredentialChange.Kind {
         case .updated: 2
         case .removed: 3
         case .defaultChanged: 4
+        case .conflict: 5
         }
     }
 
@@ -71,6 +77,7 @@ extension CredentialChange.Kind {
         case 2: self = .updated
         case 3: self = .removed
         case 4: self = .defaultChanged
+        case 5: self = .conflict
         default: return nil
         }
     }

@@ -228,6 +228,7 @@ extension CredentialStorage {
             }
         }
         try verifySyncState(keys: keys, into: &report)
+        try verifyKeptVersions(keys: keys, credentialKeys: rowKeys, into: &report)
         do {
             let recorded = anchor?.recordedGeneration()
             let seal = try repository.snapshotRead { try TableSealing.check($0, keys: keys, storeID: header.storeID) }
@@ -349,7 +350,14 @@ extension CredentialStorage {
                 guard let record = oldKeys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
                 return record
             }
+            let keptVersions = try transaction.allKeptVersions().map(oldKeys.decrypt)
             try transaction.deleteAllSyncState()
+            try transaction.deleteAllKeptVersions()
+            for state in keptVersions {
+                let spaceIndex = newKeys.spaceIndex(state.space)
+                try transaction.insertKeptVersion(newKeys.encrypt(
+                    state, spaceIndex: spaceIndex, userIndex: newKeys.userIndex(spaceIndex: spaceIndex, user: state.credential.user)))
+            }
             for state in syncItems { try transaction.upsertSyncItem(newKeys.encrypt(state)) }
             for state in syncDefaults { try transaction.upsertSyncDefault(newKeys.encrypt(state)) }
             if let (sealed, secret) = device {

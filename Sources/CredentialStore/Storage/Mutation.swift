@@ -15,6 +15,10 @@ struct Mutation {
     let clock: any StoreClock
     /// Who this instance's subscribers are told made the changes.
     var origin: CredentialChange.Origin = .thisProcess
+    /// For an import: which replaced local values lost a concurrent edit (nil: none do).
+    var concurrency: ConcurrentEditRule?
+    /// The credentials whose local change lost a concurrent edit in this write.
+    var conflicts: [SyncConflict] = []
 
     /// What this instance's subscribers hear, while the write announces at most
     /// ``announcementCap`` changes; emptied when it announces more (``announcementsOverflowed``),

@@ -78,6 +78,12 @@ final class SealChecks: Sendable {
         return Claim(leaf: leaf, state: SealTree.state(of: leaf, rows: rows, keys: keyring))
     }
 
+    /// The claim of a space's kept versions' leaf: every kept version of every user of the space.
+    static func keptVersionsClaim(_ spaceIndex: BlindIndex, _ versions: [SealedKeptVersion], keys: StoreKeyring) -> Claim {
+        let leaf = SealTree.Leaf(kind: .keptVersions, group: spaceIndex.bytes)
+        return Claim(leaf: leaf, state: SealTree.state(of: leaf, rows: versions.map(SealedRowFingerprint.init), keys: keys))
+    }
+
     /// The claim of the trusted devices' leaf: every one of them.
     static func trustedDevicesClaim(_ trusted: [(keyIndex: BlindIndex, sealedPublicKey: [UInt8])], keys: StoreKeyring) -> Claim {
         let leaf = SealTree.Leaf(kind: .trustedDevices, group: [])

@@ -10,7 +10,8 @@ import CredentialStoreChallenges
 /// **Leaves.** The rows a lookup reads together form a leaf (``Leaf``): a space's credentials and
 /// its default choice; an origin's credentials (every credential of a host, which the git helper
 /// reads); a space's sync registers; the trusted devices; the device identity and sync clock; a
-/// search tag's rows (every credential with one label, or one attribute and value). A
+/// search tag's rows (every credential with one label, or one attribute and value); a space's
+/// kept versions (what lost a concurrent edit, docs/sync-format.md). A
 /// credential row belongs to two leaves, its space's and its origin's. A leaf's digest is the XOR
 /// of a keyed 16-byte hash of each of its rows (the leaf's name, the row's table, key and tags),
 /// with the number of rows: computable from the rows alone, and incremental.
@@ -59,6 +60,8 @@ enum SealTree {
             case singletons = 5
             /// A search tag's rows (the credentials with one label, or one attribute and value), by tag index.
             case tag = 6
+            /// A space's kept versions (of every user), by space index.
+            case keptVersions = 7
         }
 
         var kind: Kind
@@ -88,6 +91,7 @@ enum SealTree {
         case .trustedDevices: return [Leaf(kind: .trustedDevices, group: [])]
         case .device, .syncClock: return [Leaf(kind: .singletons, group: [])]
         case .credentialTags: return [Leaf(kind: .tag, group: group)]
+        case .keptVersions: return [Leaf(kind: .keptVersions, group: group)]
         }
     }
 

@@ -66,7 +66,7 @@ final class WritePipeline: RowChangeObserver {
 
     func rowRemoved(_ row: SealedRowFingerprint) {
         syncRegisters?.rowChanged(row, added: false)
-        if row.table == .credentials { retiredSecrets = true }
+        if row.table == .credentials || row.table == .keptVersions { retiredSecrets = true }
         unfolded = true
         changedTables.insert(row.table)
         if row.table == .syncClock, let reading = clockReading, reading == row {
@@ -242,6 +242,7 @@ final class WritePipeline: RowChangeObserver {
         "device_identity": .sealed(.device, columns: ["id", "device_id", "public_key", "sealed_secret_key"]),
         "sync_clock": .sealed(.syncClock, columns: ["id", "wall", "counter"]),
         "credential_tags": .sealed(.credentialTags, columns: ["tag_index", "space_index", "user_index"]),
+        "kept_versions": .sealed(.keptVersions, columns: ["space_index", "user_index", "kept", "sealed_version"]),
         "store_seal": .outside(reason:
             "the seal itself: its generation, count and the tree's root are under a keyed MAC with the store id; an older copy of it matches no other tree, and a whole-store rollback is the rollback anchor's"),
         "seal_nodes": .outside(reason:

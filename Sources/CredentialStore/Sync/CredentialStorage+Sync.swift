@@ -64,13 +64,17 @@ public struct ImportReport: Hashable, Sendable, Codable {
     public var removed: Int
     /// Items this store already had as new or newer.
     public var unchanged: Int
+    /// The credentials whose change on this machine lost to a concurrent change in the bundle
+    /// (counted in ``updated`` or ``removed`` too); docs/sync-format.md, "Concurrent edits".
+    public var conflicts: [SyncConflict]
 
     /// Creates a report.
-    public init(added: Int = 0, updated: Int = 0, removed: Int = 0, unchanged: Int = 0) {
+    public init(added: Int = 0, updated: Int = 0, removed: Int = 0, unchanged: Int = 0, conflicts: [SyncConflict] = []) {
         self.added = added
         self.updated = updated
         self.removed = removed
         self.unchanged = unchanged
+        self.conflicts = conflicts
     }
 }
 
@@ -319,6 +323,8 @@ extension CredentialStorage {
                 try Self.checkTrust(signer, device: device, keys: mutation.keys, in: mutation.transaction)
             }
             try mutation.ledger.dropExpiredTombstones()
+            try mutation.dropExpiredKeptVersions()
+            mutation.concurrency = try Self.concurrentEditRule(metadata, device: device, keys: mutation.keys, in: mutation.transaction)
             if let newest { try mutation.ledger.receive(newest) }
             let keys = mutation.keys
             // An item announces and logs at most one change, and so does the settling of a space.
@@ -408,6 +414,7 @@ extension CredentialStorage {
                 }
             }
             progress?(total, total)
+            report.conflicts = mutation.conflicts
             return report
         }
     }
@@ -430,6 +437,18 @@ extension CredentialStorage {
 
     /// The bundle size above which an import runs with a small page cache and no memory map.
     static let largeImportBytes = 64 << 20
+
+    /// The rule that tells a merge which replaced local values lost a concurrent edit: read before
+    /// the import records this merge of the signer's bundle.
+    private static func concurrentEditRule(
+        _ metadata: BundleMetadata, device: DeviceIdentity, keys: StoreKeyring, in transaction: any CredentialRepositoryReading
+    ) throws -> ConcurrentEditRule {
+        var lastMerged: Int64?
+        if let signer = metadata.signer, let sealed = try transaction.trustedDevice(keyIndex: keys.trustedKeyIndex(signer)) {
+            lastMerged = keys.decryptTrustedDevice(keyIndex: keys.trustedKeyIndex(signer), sealed: sealed)?.lastMerged
+        }
+        return ConcurrentEditRule(device: device.deviceID, sender: metadata.signer == nil ? nil : metadata.senderDevice, lastMergedFromSender: lastMerged)
+    }
 
     /// Refuses a bundle signed by a device this store does not trust (its own is trusted).
     private static func checkTrust(_ signer: DeviceKey, device: DeviceIdentity, keys: StoreKeyring, in transaction: any CredentialRepositoryReading) throws {

@@ -30,6 +30,10 @@ extension Mutation {
             throw TableSealing.unpaired(live ? "a live register without its credential" : "a synchronizable credential without a live register")
         }
         if let local, local.stamp >= remote.stamp { return .unchanged }
+        // The remote state wins; a local value it replaces may be the loser of a concurrent edit.
+        let lost = local.flatMap { local in
+            !local.deleted && concurrency?.isConcurrent(local: local.stamp, remote: remote.stamp) == true ? local.stamp : nil
+        }
         try ledger.record(
             SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil),
             spaceIndex: spaceIndex, userIndex: userIndex)
@@ -37,6 +41,8 @@ extension Mutation {
         guard let password = remote.password else {
             // A deletion removes only what sync put here: never a credential kept outside sync.
             guard let row, row.persistence == .synchronizable else { return .unchanged }
+            // A removal wins over a concurrent edit, and keeps nothing of the credential: reported only.
+            if lost != nil { noteConflict(space, remote.user, kept: false) }
             try transaction.deleteCredential(space: spaceIndex, user: userIndex)
             if try transaction.defaultChoice(space: spaceIndex)?.userIndex == userIndex {
                 try transaction.deleteDefaultChoice(space: spaceIndex)
@@ -62,11 +68,16 @@ extension Mutation {
         if stored == credential, sessionCredential == nil { return .unchanged }
         if sessionCredential != nil { session.remove(user: remote.user, in: space) }
         let now = clock.now()
+        if let lost, let stored, stored != credential {
+            try keep(KeptVersionState(space: space, credential: stored, stamp: lost, winner: remote.stamp, kept: now),
+                     spaceIndex: spaceIndex, userIndex: userIndex)
+        }
         try transaction.upsert(keys.encrypt(
             credential, in: space, spaceIndex: spaceIndex, userIndex: userIndex, created: row?.created ?? now, modified: now))
         let existed = stored != nil || sessionCredential != nil
         try log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
         announce(existed ? .updated : .added, space, remote.user, .synchronizable)
+        if lost != nil, let stored, stored != credential { noteConflict(space, remote.user, kept: true) }
         return existed ? .updated : .added
     }
 

@@ -80,9 +80,11 @@ import CredentialStoreTestSupport
         var clock: [Int64]
         var replay: String
         var afterReplay: [String]
+        /// The kept versions (of the one credential that lost a concurrent edit).
+        var kept: [String]
 
         var description: String {
-            "credentials \(credentials) searched \(searched) defaults \(defaults) trusted \(trusted.count) exported \(exported) clock \(clock) replay \(replay) → \(afterReplay)"
+            "credentials \(credentials) searched \(searched) defaults \(defaults) trusted \(trusted.count) exported \(exported) clock \(clock) replay \(replay) → \(afterReplay) kept \(kept)"
         }
     }
 
@@ -136,6 +138,13 @@ import CredentialStoreTestSupport
                 _ = try storage.remove(Fixture.credential("erin", ""), for: gone, options: .removeSynchronizable)
                 try storage.setDefaultCredential(Fixture.credential("carol", "c2", .synchronizable), for: synced)
                 try storage.trustDevice(try other.deviceKey)
+                // A concurrent edit that this store loses: its version is kept (kept_versions).
+                try storage.set(Fixture.credential("grace", "g-here", .synchronizable), for: synced)
+                usleep(5_000)
+                try peer.storage.set(Fixture.credential("grace", "g-peer", .synchronizable), for: synced)
+                let conflict = peer.file("conflict.csbundle")
+                try peer.storage.exportSynchronizable(to: conflict, protection: .recipients([try storage.deviceKey]))
+                try storage.importBundle(from: conflict)
                 if rekey { try storage.rekey() }
             }
             store.waitUntilClosed()
@@ -192,10 +201,11 @@ import CredentialStoreTestSupport
             let exported = contents.items.map { "\($0.space.host)/\($0.user)@\($0.stamp.wall).\($0.stamp.counter)=\($0.password ?? "deleted")" }.sorted()
                 + contents.defaults.map { "default \($0.space.host)=\($0.user ?? "-")@\($0.stamp.wall).\($0.stamp.counter)" }.sorted()
             let clock = try storage.repository.read { try $0.syncClock() }.map { [$0.wall, $0.counter] } ?? []
+            let kept = try storage.keptVersions(of: "grace", in: spaces[1]).map { "\($0.credential.password) \($0.written) \($0.replaced)" }
             let report = try storage.importBundle(from: replay)
             return Answers(
                 credentials: credentials, searched: searched, defaults: defaults, trusted: trusted, device: device, exported: exported, clock: clock,
-                replay: "\(report)", afterReplay: render(try storage.allCredentials()))
+                replay: "\(report)", afterReplay: render(try storage.allCredentials()), kept: kept)
         }
 
         enum Outcome: Equatable {
@@ -295,6 +305,7 @@ import CredentialStoreTestSupport
         let scenario = try Scenario(rekey: rekeyedInBetween)
         let current = try Scenario.rows(try scenario.store.rawDatabase())
         #expect(Set(current.keys) == Set(WritePipeline.schemaCoverage.keys))
+        #expect(current["kept_versions"]?.count == 1, "the scenario keeps the version that lost its concurrent edit")
         try scenario.reset()
         let baseline = try scenario.answers(try scenario.store.open())
         #expect(baseline.replay == "\(ImportReport(unchanged: 4))", "the replayed bundle is older than everything here")

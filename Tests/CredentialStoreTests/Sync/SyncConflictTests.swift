@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+import CredentialStoreChallenges
+import CredentialStoreTestSupport
+
+/// Concurrent edits of docs/sync-format.md ("Concurrent edits"): the local change that loses to
+/// another machine's is reported, kept (sealed, never in a bundle, gone with the credential and
+/// with the tombstone window) and can be restored, after which it wins everywhere.
+@Suite struct SyncConflictTests {
+    let space = Fixture.space(realm: "API")
+    /// Each machine's own clock, moved by the tests instead of waiting.
+    let laptopClock = TestClock()
+    let desktopClock: TestClock
+    let laptop: SyncPeer
+    let desktop: SyncPeer
+
+    init() throws {
+        desktopClock = TestClock(startingAt: laptopClock.now())
+        laptop = try SyncPeer(clock: laptopClock)
+        desktop = try SyncPeer(clock: desktopClock)
+        try trust([laptop, desktop], [laptop, desktop])
+    }
+
+    /// Exports `from` to `to` and imports it there, a second of both clocks later.
+    @discardableResult
+    private func send(_ from: SyncPeer, to: SyncPeer) throws -> ImportReport {
+        later()
+        return try to.storage.importBundle(from: try from.export(to: [to]))
+    }
+
+    /// A second later on both machines.
+    private func later() {
+        laptopClock.advance(by: 1000)
+        desktopClock.advance(by: 1000)
+    }
+
+    private func password(_ peer: SyncPeer) throws -> String? {
+        try peer.storage.credentials(for: space)["alice"]?.password
+    }
+
+    private func keptRows(_ peer: SyncPeer) throws -> Int {
+        try peer.storage.repository.read { try $0.allKeptVersions() }.count
+    }
+
+    @Test func theLoserOfAConcurrentEditIsKeptReportedAnnouncedAndRestoredEverywhere() async throws {
+        let changes = laptop.storage.changes()
+        try laptop.storage.set(sync("alice", "pw-laptop"), for: space)
+        later()
+        try desktop.storage.set(sync("alice", "pw-desktop"), for: space)
+
+        // The later edit wins on both machines, as before; the laptop names what it lost.
+        let report = try send(desktop, to: laptop)
+        #expect(report.updated == 1)
+        #expect(report.conflicts == [SyncConflict(space: space, user: "alice", kept: true)])
+        #expect(try send(laptop, to: desktop).conflicts.isEmpty)
+        #expect(try password(laptop) == "pw-desktop")
+        #expect(try password(desktop) == "pw-desktop")
+
+        let kept = try laptop.storage.keptVersions(of: "alice", in: space)
+        #expect(kept.map(\.credential.password) == ["pw-laptop"])
+        #expect(kept.first?.writtenBy == (try laptop.storage.deviceID))
+        #expect(kept.first?.replacedBy == (try desktop.storage.deviceID))
+        #expect(try desktop.storage.keptVersions(of: "alice", in: space).isEmpty)
+        #expect(!"\(kept)".contains("pw-laptop"))
+
+        let heard = await collectArrived(changes, count: 4, timeout: .seconds(5))
+        #expect(heard.contains(CredentialChange(kind: .conflict, space: space, user: "alice", persistence: .synchronizable, origin: .syncImport)))
+
+        // The kept version never travels.
+        let bundle = try laptop.export(to: [desktop])
+        #expect(try desktop.decode(bundle).items.compactMap(\.password) == ["pw-desktop"])
+
+        // Restoring is a new write: it wins on both machines, and is no conflict there.
+        later()
+        try laptop.storage.restore(try #require(kept.first))
+        #expect(try password(laptop) == "pw-laptop")
+        #expect(try send(laptop, to: desktop).conflicts.isEmpty)
+        #expect(try send(desktop, to: laptop).conflicts.isEmpty)
+        #expect(try password(desktop) == "pw-laptop")
+        #expect(try password(laptop) == "pw-laptop")
+        #expect(try laptop.storage.verify().isSound)
+    }
+
+    @Test func anEditOfA23HourSlowMachineThatLosesToAnEarlierOneIsKept() throws {
+        let hour: Int64 = 3600 * 1000
+        // The desktop's clock is right; the laptop's is 23 hours slow. The desktop edits first.
+        try desktop.storage.set(sync("alice", "pw-desktop"), for: space)
+        laptopClock.advance(by: 6 * hour - 23 * hour)
+        desktopClock.advance(by: 6 * hour)
+        try laptop.storage.set(sync("alice", "pw-laptop-6h-later"), for: space)
+
+        // By the clocks the desktop's edit is 17 hours newer, and wins: the laptop keeps its own.
+        let report = try laptop.storage.importBundle(from: try desktop.export(to: [laptop]))
+        #expect(report.conflicts == [SyncConflict(space: space, user: "alice", kept: true)])
+        #expect(try password(laptop) == "pw-desktop")
+        let kept = try laptop.storage.keptVersions(of: "alice", in: space)
+        #expect(kept.map(\.credential.password) == ["pw-laptop-6h-later"])
+
+        // Restored on the slow machine, it wins everywhere (its clock has moved past the desktop's).
+        try laptop.storage.restore(try #require(kept.first))
+        try send(laptop, to: desktop)
+        #expect(try password(desktop) == "pw-laptop-6h-later")
+    }
+
+    @Test func anEditMadeAfterASyncOfTheOtherMachineIsNoConflict() throws {
+        try laptop.storage.set(sync("alice", "pw-1"), for: space)
+        // The laptop syncs (it merges the desktop's bundle, then the desktop merges its own).
+        try send(desktop, to: laptop)
+        try send(laptop, to: desktop)
+        later()
+        try desktop.storage.set(sync("alice", "pw-2"), for: space)
+
+        #expect(try send(desktop, to: laptop).conflicts.isEmpty)
+        #expect(try password(laptop) == "pw-2")
+        #expect(try laptop.storage.keptVersions(of: "alice", in: space).isEmpty)
+    }
+
+    @Test func keptVersionsSurviveARekeyAndExpireWithTheTombstoneWindow() throws {
+        try laptop.storage.set(sync("alice", "pw-laptop"), for: space)
+        later()
+        try desktop.storage.set(sync("alice", "pw-desktop"), for: space)
+        try send(desktop, to: laptop)
+        #expect(try keptRows(laptop) == 1)
+
+        // A rekey re-seals them; they stay readable.
+        try laptop.storage.rekey()
+        #expect(try laptop.storage.keptVersions(of: "alice", in: space).map(\.credential.password) == ["pw-laptop"])
+
+        // Once deletions are no longer remembered they are no longer listed, and the next import drops them.
+        let expired = SyncLedger.tombstoneLifetimeMillis + TestClock.day
+        laptopClock.advance(by: expired)
+        #expect(try laptop.storage.keptVersions(of: "alice", in: space).isEmpty)
+        desktopClock.advance(by: expired)
+        try send(desktop, to: laptop)
+        #expect(try keptRows(laptop) == 0)
+    }
+
+    @Test func removingTheCredentialRemovesItsKeptVersions() throws {
+        try laptop.storage.set(sync("alice", "pw-laptop"), for: space)
+        later()
+        try desktop.storage.set(sync("alice", "pw-desktop"), for: space)
+        try send(desktop, to: laptop)
+        #expect(try keptRows(laptop) == 1)
+
+        #expect(try laptop.storage.remove(user: "alice", for: space, options: .removeSynchronizable))
+        #expect(try keptRows(laptop) == 0)
+        #expect(try laptop.storage.keptVersions(of: "alice", in: space).isEmpty)
+        #expect(try laptop.storage.verify().isSound)
+    }
+
+    @Test func aCredentialKeepsAtMostItsLimitOfVersions() throws {
+        for round in 0...CredentialStorage.keptVersionsPerCredential {
+            try laptop.storage.set(sync("alice", "pw-laptop-\(round)"), for: space)
+            later()
+            try desktop.storage.set(sync("alice", "pw-desktop-\(round)"), for: space)
+            #expect(try send(desktop, to: laptop).conflicts.count == 1)
+        }
+        let kept = try laptop.storage.keptVersions(of: "alice", in: space)
+        #expect(kept.count == CredentialStorage.keptVersionsPerCredential)
+        #expect(kept.first?.credential.password == "pw-laptop-\(CredentialStorage.keptVersionsPerCredential)")
+        #expect(!kept.map(\.credential.password).contains("pw-laptop-0"))
+    }
+}
