@@ -36,6 +36,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
             ListCommand.self,
             SearchCommand.self,
             RemoveCommand.self,
+            HistoryCommand.self,
             DefaultCommand.self,
             PasswdCommand.self,
             RekeyCommand.self,

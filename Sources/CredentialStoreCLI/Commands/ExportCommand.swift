@@ -106,6 +106,7 @@ struct ImportCommand: ParsableCommand {
         }
         let storage = try global.location(in: console).openOrCreate(console)
         let report = try Self.merge(URL(fileURLWithPath: file), into: storage, dryRun: dryRun, console: console)
+        for conflict in report.conflicts { console.errors.write(HistoryCommand.conflictNote(conflict)) }
         console.output.write(global.json ? Self.json(report).rendered + "\n" : Self.text(report, dryRun: dryRun))
     }
 
@@ -147,6 +148,7 @@ struct ImportCommand: ParsableCommand {
         .object([
             ("added", .number(report.added)), ("updated", .number(report.updated)),
             ("removed", .number(report.removed)), ("unchanged", .number(report.unchanged)),
+            ("conflicts", HistoryCommand.conflictsJSON(report.conflicts)),
         ])
     }
 

@@ -66,6 +66,7 @@ struct SyncCommand: ParsableCommand {
                 total.updated += report.updated
                 total.removed += report.removed
                 total.unchanged += report.unchanged
+                total.conflicts += report.conflicts
                 merged.append((name, report))
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
                 skipped.append((name, error.messageWithAdvice(command: "sync", thisDevice: try storage.deviceKey, bundle: url.path)))
@@ -78,6 +79,7 @@ struct SyncCommand: ParsableCommand {
         }
         for (name, why) in skipped { console.errors.write("credstore: skipped \(Describe.cell(name)): \(why)\n") }
         for (name, why) in refused { console.errors.write("credstore: refused \(Describe.cell(name)): \(why)\n") }
+        for conflict in total.conflicts { console.errors.write(HistoryCommand.conflictNote(conflict)) }
 
         let recipients = try storage.trustedDeviceKeys() + [try storage.deviceKey]
         // Nothing new: the file stays byte for byte as it was, and a git-backed folder stays clean.

@@ -41,7 +41,7 @@ enum ExpiredAnswer {
     }
 
     /// `https://host:port` (a proxy's `http://host:port`, which `--proxy` reads as host and port).
-    private static func url(of space: ProtectionSpace) -> String {
+    static func url(of space: ProtectionSpace) -> String {
         let host = space.host.contains(":") ? "[\(space.host)]" : space.host
         let scheme = space.proxyType == nil ? space.protocol ?? "https" : "http"
         return "\(scheme)://\(host):\(space.port)"
@@ -49,7 +49,7 @@ enum ExpiredAnswer {
 
     /// The words as a shell reads them back: each one that holds anything but plain characters
     /// in single quotes.
-    private static func shellWords(_ words: [String]) -> String {
+    static func shellWords(_ words: [String]) -> String {
         words.map { word in
             let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
                 $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "@%+=:,./_-".unicodeScalars.contains($0))
