@@ -49,8 +49,8 @@ public struct TrustedDevice: Hashable, Sendable {
 }
 
 extension CredentialStorageError.Code {
-    /// A sync bundle is older than deletions are remembered (180 days): merging it could bring
-    /// back what was deleted since, so it is refused. `credstore sync` skips it with a note.
+    /// A sync bundle's newest clock reading is older than 180 days: merging it could bring back
+    /// what was deleted since, so it is refused. `credstore sync` skips it with a note.
     public static let bundleTooOld = CredentialStorageError.Code(rawValue: "bundleTooOld")
 }
 
@@ -64,6 +64,16 @@ public struct ImportReport: Hashable, Sendable, Codable {
     public var removed: Int
     /// Items this store already had as new or newer.
     public var unchanged: Int
+    /// Credentials dropped because this store had not merged the bundle's device for longer than
+    /// deletions are remembered: items last changed before that merge which one side has and the
+    /// other lacks, as the other side may have deleted them (docs/sync-format.md, "Stale devices").
+    public var dropped: [DroppedCredential] = []
+    /// Changes held back because the machine that made them has a clock more than 24 hours ahead
+    /// of this one's; they merge once the clocks agree.
+    public var heldBack = 0
+    /// The device ids of the machines whose changes were held back (the name of the bundle each
+    /// writes in a sync folder, as ``CredentialStorage/deviceID`` spells it), sorted.
+    public var clocksAhead: [String] = []
     /// The credentials whose change on this machine lost to a concurrent change in the bundle
     /// (counted in ``updated`` or ``removed`` too); docs/sync-format.md, "Concurrent edits".
     public var conflicts: [SyncConflict]
@@ -81,7 +91,7 @@ public struct ImportReport: Hashable, Sendable, Codable {
 extension CredentialStorage {
     /// How far ahead of this machine's clock a bundle's clock may be: more is a broken clock, and
     /// accepting it would let that machine win every later conflict.
-    static let maximumClockSkewMillis: Int64 = 24 * 3600 * 1000
+    static let maximumClockSkewMillis: Int64 = SyncWindows.maximumClockSkew
 
     /// This store's device key, which other stores export to and trust.
     public var deviceKey: DeviceKey {
@@ -265,9 +275,15 @@ extension CredentialStorage {
     ///   - dryRun: computes the report and changes nothing.
     ///   - progress: called now and then with the items merged so far and the bundle's total,
     ///     for a progress display; it runs inside the import's transaction, so keep it quick.
+    /// Changes whose clock reading is more than 24 h ahead of this machine's are held back
+    /// (``ImportReport/heldBack``); a store that has not merged the signer for more than 180 days
+    /// drops what the signer may have deleted meanwhile (``ImportReport/dropped``); see
+    /// docs/sync-format.md, "Merging a bundle".
+    ///
     /// - Throws: `invalidBundle` (damaged, altered, truncated, not a regular file, asking for more
-    ///   key derivation than export uses, or from a clock more than 24 h ahead), `bundleTooOld`
-    ///   (older than 180 days), `bundleNotForThisStore` (another recipient, or an untrusted signer),
+    ///   key derivation than export uses, or from a device whose own clock is more than 24 h
+    ///   ahead), `bundleTooOld` (its newest clock reading older than 180 days),
+    ///   `bundleNotForThisStore` (another recipient, or an untrusted signer),
     ///   `wrongKey` (wrong passphrase) or `unsupportedFormatVersion`; the store is then unchanged.
     @discardableResult
     public func importBundle(
@@ -281,24 +297,15 @@ extension CredentialStorage {
         // transaction, and checks it all again, so a file changed in between rolls back.
         let first = try BundleStream(source: try BundleFileSource(url: url), passphrase: passphrase, device: device)
         let metadata = first.metadata
-        guard metadata.created >= now - SyncLedger.tombstoneLifetimeMillis else {
-            throw CredentialStorageError(.bundleTooOld, "the bundle is older than 180 days, longer than deletions are remembered; export a fresh one")
-        }
         if let signer = metadata.signer {
             try repository.read { try Self.checkTrust(signer, device: device, keys: keys, in: $0) }
         }
+        // Clock skew is judged per writer, and age by the newest reading (BundleAcceptance).
+        var acceptance = BundleAcceptance(sender: metadata.senderDevice, created: metadata.created, now: now)
         var newest: HybridTimestamp?
         func check(_ stamp: HybridTimestamp) throws {
-            guard stamp.isPlausible else {
-                throw CredentialStorageError(.invalidBundle, "the bundle carries clock readings no working clock makes; it was altered or made by broken software")
-            }
-            guard stamp.wall <= now + Self.maximumClockSkewMillis else {
-                throw CredentialStorageError(.invalidBundle, "the bundle comes from a clock more than 24 hours ahead of this machine's; fix the clock there and export again")
-            }
+            guard try acceptance.accepts(stamp) else { return }
             if newest.map({ $0 < stamp }) ?? true { newest = stamp }
-        }
-        guard metadata.created <= now + Self.maximumClockSkewMillis else {
-            throw CredentialStorageError(.invalidBundle, "the bundle comes from a clock more than 24 hours ahead of this machine's; fix the clock there and export again")
         }
         while let chunk = try first.next() {
             switch chunk {
@@ -306,6 +313,7 @@ extension CredentialStorage {
             case .defaults(let defaults): for choice in defaults { try check(choice.stamp) }
             }
         }
+        try acceptance.checkAge(newest: newest)
         let reuse = (header: first.headerBytes, fileKey: first.fileKey)
         let expectedMetadata = first.metadataPlaintext
         let total = Int(metadata.itemCount)
@@ -322,6 +330,9 @@ extension CredentialStorage {
             if let signer = metadata.signer {
                 try Self.checkTrust(signer, device: device, keys: mutation.keys, in: mutation.transaction)
             }
+            let stale = try Self.staleness(of: metadata, device: device, keys: mutation.keys, in: mutation.transaction, now: now)
+            // When stale, which items the bundle carries: what it lacks may have been deleted there.
+            var carried: Set<[UInt8]> = []
             try mutation.ledger.dropExpiredTombstones()
             try mutation.dropExpiredKeptVersions()
             mutation.concurrency = try Self.concurrentEditRule(metadata, device: device, keys: mutation.keys, in: mutation.transaction)
@@ -336,6 +347,7 @@ extension CredentialStorage {
             // however many of its users arrive: not a list of them.
             var pending: [BlindIndex: PendingSpace] = [:]
             var report = ImportReport()
+            report.clocksAhead = acceptance.clocksAheadNames
             var merged = 0
             while let chunk = try stream.next() {
                 switch chunk {
@@ -349,13 +361,15 @@ extension CredentialStorage {
                     var spaceIndexes: [BlindIndex] = [], userIndexes: [BlindIndex] = []
                     spaceIndexes.reserveCapacity(chunkItems.count)
                     userIndexes.reserveCapacity(chunkItems.count)
+                    var heldBack: [Bool] = []
+                    heldBack.reserveCapacity(chunkItems.count)
                     for item in chunkItems {
-                        guard item.stamp.isPlausible, item.stamp.wall <= now + Self.maximumClockSkewMillis else {
-                            throw BundleFormat.invalid("it changed while it was being read")
-                        }
+                        heldBack.append(try acceptance.holdsBack(item.stamp))
                         let spaceIndex = keys.spaceIndex(item.space)
+                        let userIndex = keys.userIndex(spaceIndex: spaceIndex, user: item.user)
                         spaceIndexes.append(spaceIndex)
-                        userIndexes.append(keys.userIndex(spaceIndex: spaceIndex, user: item.user))
+                        userIndexes.append(userIndex)
+                        if stale != nil { carried.insert(spaceIndex.bytes + userIndex.bytes) }
                     }
                     let order = chunkItems.indices.sorted { a, b in
                         if spaceIndexes[a] != spaceIndexes[b] { return spaceIndexes[a] < spaceIndexes[b] }
@@ -366,6 +380,14 @@ extension CredentialStorage {
                         let (spaceIndex, userIndex, item) = (spaceIndexes[position], userIndexes[position], chunkItems[position])
                         if let progress, merged % 1024 == 0 { progress(merged, total) }
                         merged += 1
+                        if heldBack[position] {
+                            report.heldBack += 1
+                            continue
+                        }
+                        if let stale, try mutation.isStaleArrival(item, spaceIndex: spaceIndex, userIndex: userIndex, peer: stale) {
+                            report.dropped.append(DroppedCredential(space: item.space, user: item.user))
+                            continue
+                        }
                         let outcome = try mutation.merge(item, spaceIndex: spaceIndex, userIndex: userIndex)
                         switch outcome {
                         case .added: report.added += 1
@@ -384,16 +406,12 @@ extension CredentialStorage {
                         pending[spaceIndex] = entry
                     }
                 case .defaults(let chunkDefaults):
-                    let spaceIndexes = try chunkDefaults.map { choice in
-                        guard choice.stamp.isPlausible, choice.stamp.wall <= now + Self.maximumClockSkewMillis else {
-                            throw BundleFormat.invalid("it changed while it was being read")
-                        }
-                        return keys.spaceIndex(choice.space)
-                    }
+                    let heldBack = try chunkDefaults.map { try acceptance.holdsBack($0.stamp) }
+                    let spaceIndexes = chunkDefaults.map { keys.spaceIndex($0.space) }
                     let order = chunkDefaults.indices.sorted { a, b in
                         spaceIndexes[a] != spaceIndexes[b] ? spaceIndexes[a] < spaceIndexes[b] : a < b
                     }
-                    for position in order {
+                    for position in order where !heldBack[position] {
                         let (spaceIndex, register) = (spaceIndexes[position], chunkDefaults[position])
                         guard let replaced = try mutation.merge(register, spaceIndex: spaceIndex) else { continue }
                         var entry = pending[spaceIndex] ?? PendingSpace(space: register.space, registerUser: nil)
@@ -402,6 +420,7 @@ extension CredentialStorage {
                     }
                 }
             }
+            if let stale { report.dropped += try mutation.withdrawStaleItems(missingFrom: carried, peer: stale) }
             for spaceIndex in pending.keys.sorted() {
                 let entry = pending[spaceIndex]!
                 try mutation.settleDefault(of: entry.space, spaceIndex: spaceIndex, replacedRegister: entry.replaced, arrival: entry.arrival)
@@ -448,6 +467,17 @@ extension CredentialStorage {
             lastMerged = keys.decryptTrustedDevice(keyIndex: keys.trustedKeyIndex(signer), sealed: sealed)?.lastMerged
         }
         return ConcurrentEditRule(device: device.deviceID, sender: metadata.signer == nil ? nil : metadata.senderDevice, lastMergedFromSender: lastMerged)
+    }
+
+    /// Whether this store is stale with respect to the bundle's signer (``StalePeer``): read
+    /// before the import records this merge. Passphrase bundles and this store's own are never.
+    private static func staleness(
+        of metadata: BundleMetadata, device: DeviceIdentity, keys: StoreKeyring, in transaction: any CredentialRepositoryReading, now: Int64
+    ) throws -> StalePeer? {
+        guard let signer = metadata.signer, signer != device.publicKey else { return nil }
+        let index = keys.trustedKeyIndex(signer)
+        guard let sealed = try transaction.trustedDevice(keyIndex: index) else { return nil }
+        return StalePeer(lastMerged: keys.decryptTrustedDevice(keyIndex: index, sealed: sealed)?.lastMerged, now: now)
     }
 
     /// Refuses a bundle signed by a device this store does not trust (its own is trusted).

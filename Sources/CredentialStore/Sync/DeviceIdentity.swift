@@ -79,9 +79,9 @@ struct SyncLedger {
         try transaction.upsertSyncDefault(keys.encrypt(state, spaceIndex: spaceIndex))
     }
 
-    /// How long a deletion is remembered, so that it reaches machines that sync rarely. A bundle
-    /// older than this is refused: it could bring back what was deleted.
-    static let tombstoneLifetimeMillis: Int64 = 180 * 24 * 3600 * 1000
+    /// How long a deletion is remembered, so that it reaches machines that sync rarely: longer
+    /// than any bundle that could bring the deleted item back is accepted (``SyncWindows``).
+    static let tombstoneLifetimeMillis: Int64 = SyncWindows.tombstoneLifetime
 
     func dropExpiredTombstones() throws {
         try transaction.deleteTombstones(before: clock.now() - Self.tombstoneLifetimeMillis)

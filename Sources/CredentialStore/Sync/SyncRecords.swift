@@ -4,7 +4,7 @@ import CredentialStorePersistence
 import CredentialStoreChallenges
 
 /// The last-writer-wins state of one synchronizable item: live (its password is in the
-/// credentials table) or deleted (a tombstone, kept 180 days so the deletion reaches every machine).
+/// credentials table) or deleted (a tombstone, kept 189 days so the deletion reaches every machine: ``SyncWindows``).
 struct SyncItemState: Hashable, Sendable {
     var space: ProtectionSpace
     var user: String

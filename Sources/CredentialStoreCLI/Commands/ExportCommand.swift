@@ -106,6 +106,7 @@ struct ImportCommand: ParsableCommand {
         }
         let storage = try global.location(in: console).openOrCreate(console)
         let report = try Self.merge(URL(fileURLWithPath: file), into: storage, dryRun: dryRun, console: console)
+        for note in SyncReportNotes.lines(report, bundle: nil) { console.errors.write(note) }
         for conflict in report.conflicts { console.errors.write(HistoryCommand.conflictNote(conflict)) }
         console.output.write(global.json ? Self.json(report).rendered + "\n" : Self.text(report, dryRun: dryRun))
     }
@@ -149,7 +150,7 @@ struct ImportCommand: ParsableCommand {
             ("added", .number(report.added)), ("updated", .number(report.updated)),
             ("removed", .number(report.removed)), ("unchanged", .number(report.unchanged)),
             ("conflicts", HistoryCommand.conflictsJSON(report.conflicts)),
-        ])
+        ] + SyncReportNotes.jsonFields(report))
     }
 
     static func text(_ report: ImportReport, dryRun: Bool) -> String {

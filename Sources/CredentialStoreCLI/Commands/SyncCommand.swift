@@ -51,6 +51,8 @@ struct SyncCommand: ParsableCommand {
         // says so (65).
         var skipped: [(name: String, why: String)] = []
         var refused: [(name: String, why: String)] = []
+        // Notes on what a merged bundle's report says beyond its counts.
+        var notes: [String] = []
         for name in names {
             let url = folder.appendingPathComponent(name)
             // lstat, not stat: a symbolic link (to /dev/zero, to a FIFO, to a file elsewhere) is
@@ -68,6 +70,7 @@ struct SyncCommand: ParsableCommand {
                 total.unchanged += report.unchanged
                 total.conflicts += report.conflicts
                 merged.append((name, report))
+                notes += SyncReportNotes.lines(report, bundle: name)
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
                 skipped.append((name, error.messageWithAdvice(command: "sync", thisDevice: try storage.deviceKey, bundle: url.path)))
             } catch let error as CredentialStorageError where [.tamperDetected, .corrupt, .io, .permissionsTooOpen].contains(error.code) {
@@ -79,6 +82,7 @@ struct SyncCommand: ParsableCommand {
         }
         for (name, why) in skipped { console.errors.write("credstore: skipped \(Describe.cell(name)): \(why)\n") }
         for (name, why) in refused { console.errors.write("credstore: refused \(Describe.cell(name)): \(why)\n") }
+        for note in notes { console.errors.write(note) }
         for conflict in total.conflicts { console.errors.write(HistoryCommand.conflictNote(conflict)) }
 
         let recipients = try storage.trustedDeviceKeys() + [try storage.deviceKey]
