@@ -150,7 +150,7 @@ package final class SQLiteRepository: Sendable {
     package func close() throws {
         try Self.mapErrors {
             // The held statements first: an unfinalized statement keeps the connection open.
-            try queue.writeWithoutTransaction { _ in prepared.removeAll() }
+            queue.writeWithoutTransaction { _ in prepared.removeAll() }
             try queue.close()
         }
     }

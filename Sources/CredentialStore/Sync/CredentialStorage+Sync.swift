@@ -289,7 +289,7 @@ extension CredentialStorage {
     public func importBundle(
         from url: URL, passphrase: String? = nil, dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil
     ) throws -> ImportReport {
-        let device = try deviceIdentity()
+        let device = try deviceIdentity(settling: false)
         let now = clock.now()
         // Two passes over the file, each holding one chunk at a time. The first checks everything
         // (the signer's trust before any item is decrypted, then every chunk, the counts and the
@@ -491,21 +491,11 @@ extension CredentialStorage {
     }
 
     /// This store's device identity, created (in its own transaction, folded into the table
-    /// seal) on first need.
-    func deviceIdentity() throws -> DeviceIdentity {
-        _ = try followRekey()
-        let keys = keys
-        let sealed = try repository.snapshotRead { reader in
-            let device = try reader.device()
-            // The identity and the clock are one leaf of the seal tree: a deleted identity is
-            // tampering, not a reason to make a new one.
-            let clock = try reader.syncClock()
-            try checkLeaves([SealChecks.singletonsClaim(device: device, clock: clock, keys: keys)], reader: reader, keys: keys)
-            return device
-        }
-        if let sealed {
-            return try DeviceIdentity(opening: sealed, keys: keys)
-        }
-        return try mutate { try $0.ledger.device() }
+    /// seal) on first need, and replaced when it was made on another machine or in another home
+    /// (``settleDeviceIdentity()``) unless `settling` is false: reading a bundle with the key the
+    /// store holds (an import) publishes nothing, so it leaves the replacing to the next use that
+    /// names, signs or seals to this device.
+    func deviceIdentity(settling: Bool = true) throws -> DeviceIdentity {
+        try settledDeviceIdentity(settling: settling).identity
     }
 }

@@ -7,25 +7,75 @@ import Foundation
 /// This store's identity among the machines it syncs with: a random device id, which breaks
 /// clock ties, and an Ed25519 key pair, which signs its bundles and (converted to X25519) opens
 /// bundles sealed to it.
+///
+/// It also records, sealed with the secret key, the ``DevicePlace`` it was made for (the machine
+/// and the user's state folder): a copy of the store opened anywhere else takes a new identity,
+/// so that two live stores never sign, and write the folder's bundle, as one device.
 struct DeviceIdentity: Sendable {
     static let idBytes = 16
+    /// An Ed25519 secret key's length; the sealed secret holds the place after it.
+    static let secretKeyBytes = 64
 
     var deviceID: [UInt8]
     var publicKey: DeviceKey
     var secretKey: SecureBytes
+    /// Where the identity was made; nil for one made before places were recorded, or without a
+    /// state folder.
+    var place: DevicePlace?
 
     /// This store's device as its sealed row holds it; a row whose key is not a key's length was
     /// altered (its secret would not open either).
     init(opening sealed: SealedDevice, keys: StoreKeyring) throws {
         guard let publicKey = DeviceKey(checking: sealed.publicKey) else { throw StoreKeyring.tampered }
-        self.init(deviceID: sealed.deviceID, publicKey: publicKey, secretKey: try keys.decryptDeviceSecret(sealed))
+        let plain = try keys.decryptDeviceSecret(sealed)
+        // The secret key, then optionally the place: a version of credstore that knows nothing of
+        // places reads the first 64 bytes as the key, as libsodium does.
+        let (secretKey, place) = try plain.withUnsafeBytes { raw -> (SecureBytes, DevicePlace?) in
+            switch raw.count {
+            case Self.secretKeyBytes:
+                return (try SecureBytes(copying: raw), nil)
+            case Self.secretKeyBytes + DevicePlace.bytes:
+                return (try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[..<Self.secretKeyBytes])),
+                        DevicePlace(digest: Array(raw[Self.secretKeyBytes...])))
+            default:
+                throw StoreKeyring.tampered
+            }
+        }
+        self.init(deviceID: sealed.deviceID, publicKey: publicKey, secretKey: secretKey, place: place)
     }
 
-    init(deviceID: [UInt8], publicKey: DeviceKey, secretKey: SecureBytes) {
+    init(deviceID: [UInt8], publicKey: DeviceKey, secretKey: SecureBytes, place: DevicePlace? = nil) {
         self.deviceID = deviceID
         self.publicKey = publicKey
         self.secretKey = secretKey
+        self.place = place
     }
+
+    /// A new identity (id and key pair) made for `place`.
+    static func make(place: DevicePlace?) throws -> DeviceIdentity {
+        let (publicKey, secretKey) = try Sodium.signingKeyPair()
+        return DeviceIdentity(
+            deviceID: Sodium.randomBytes(idBytes), publicKey: DeviceKey(bytes: publicKey), secretKey: secretKey, place: place)
+    }
+
+    /// The row that keeps this identity, its secret key and place sealed.
+    func sealed(keys: StoreKeyring) throws -> SealedDevice {
+        let place = place?.digest ?? []
+        let plain = try secretKey.withUnsafeBytes { secret in
+            try SecureBytes(count: secret.count + place.count) { buffer in
+                buffer.copyMemory(from: secret)
+                if !place.isEmpty {
+                    place.withUnsafeBytes { (buffer.baseAddress! + secret.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                }
+            }
+        }
+        return SealedDevice(
+            deviceID: deviceID, publicKey: publicKey.bytes,
+            sealedSecretKey: keys.encryptDeviceSecret(plain, deviceID: deviceID, publicKey: publicKey.bytes))
+    }
+
+    /// This identity's id in hex, as bundle names and `credstore device show` spell it.
+    var hexID: String { deviceID.map { String(format: "%02x", $0) }.joined() }
 }
 
 /// The sync bookkeeping of one write transaction: the clock, the device, and the item and
@@ -35,17 +85,42 @@ struct SyncLedger {
     let keys: StoreKeyring
     let clock: any StoreClock
 
-    /// This store's device, created on first need.
-    func device() throws -> DeviceIdentity {
+    /// This store's device, created on first need (for `place`, when known).
+    func device(place: DevicePlace? = nil) throws -> DeviceIdentity {
         if let sealed = try transaction.device() {
             return try DeviceIdentity(opening: sealed, keys: keys)
         }
-        let (publicKey, secretKey) = try Sodium.signingKeyPair()
-        let deviceID = Sodium.randomBytes(DeviceIdentity.idBytes)
-        try transaction.setDevice(SealedDevice(
-            deviceID: deviceID, publicKey: publicKey,
-            sealedSecretKey: keys.encryptDeviceSecret(secretKey, deviceID: deviceID, publicKey: publicKey)))
-        return DeviceIdentity(deviceID: deviceID, publicKey: DeviceKey(bytes: publicKey), secretKey: secretKey)
+        let identity = try DeviceIdentity.make(place: place)
+        try transaction.setDevice(identity.sealed(keys: keys))
+        return identity
+    }
+
+    /// This store's device as it may be used at `place`: the stored one when it was made there;
+    /// one made before places were recorded now records `place` (same id and keys); one made
+    /// elsewhere (the store was copied or restored onto another machine or home) is replaced by a
+    /// new identity for `place`, which trusts the replaced key as another device of the fleet.
+    /// The trusted devices and sync state stay.
+    ///
+    /// - Returns: the identity, and the one it replaced, if any.
+    func device(settlingAt place: DevicePlace?, renew: Bool = false) throws -> (current: DeviceIdentity, replaced: DeviceIdentity?) {
+        guard let sealed = try transaction.device() else { return (try device(place: place), nil) }
+        var identity = try DeviceIdentity(opening: sealed, keys: keys)
+        if !renew {
+            // Where the place is unknown (no state folder), nothing can be told apart.
+            guard let place, identity.place != place else { return (identity, nil) }
+            if identity.place == nil {
+                identity.place = place
+                try transaction.setDevice(identity.sealed(keys: keys))
+                return (identity, nil)
+            }
+        }
+        let renewed = try DeviceIdentity.make(place: place)
+        try transaction.setDevice(renewed.sealed(keys: keys))
+        let index = keys.trustedKeyIndex(identity.publicKey)
+        if try transaction.trustedDevice(keyIndex: index) == nil {
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(identity.publicKey, trusted: clock.now()))
+        }
+        return (renewed, identity)
     }
 
     /// A fresh reading for a local change.
@@ -81,7 +156,7 @@ struct SyncLedger {
 
     /// How long a deletion is remembered, so that it reaches machines that sync rarely: longer
     /// than any bundle that could bring the deleted item back is accepted (``SyncWindows``).
-    static let tombstoneLifetimeMillis: Int64 = SyncWindows.tombstoneLifetime
+    static let tombstoneLifetimeMillis: Int64 = 180 * 24 * 3600 * 1000
 
     func dropExpiredTombstones() throws {
         try transaction.deleteTombstones(before: clock.now() - Self.tombstoneLifetimeMillis)

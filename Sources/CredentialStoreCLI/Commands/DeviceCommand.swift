@@ -1,5 +1,6 @@
 import ArgumentParser
 import CredentialStore
+import Foundation
 
 /// `credstore device`: this store's identity among the machines it syncs with.
 struct DeviceCommand: ParsableCommand {
@@ -7,7 +8,26 @@ struct DeviceCommand: ParsableCommand {
         commandName: "device",
         _superCommandName: CredstoreCommand.name,
         abstract: "Show this store's device key, or list, trust or untrust other devices.",
-        subcommands: [Show.self, List.self, Trust.self, Untrust.self])
+        subcommands: [Show.self, List.self, Trust.self, Untrust.self, Reset.self])
+
+    /// What a store with a new identity tells its user: the new key, and where to trust it.
+    static func announce(_ renewal: DeviceRenewal) -> String {
+        "this store has a new device identity (id \(renewal.id), key \(renewal.key)), replacing \(renewal.previousID) that it was copied or restored with; run `credstore device trust \(renewal.key)` on your other machines, then `credstore sync` there. It trusts its previous key \(renewal.previousKey) as another device"
+    }
+
+    /// `credstore device reset`, with the options that name the same store.
+    static func resetCommand(_ global: GlobalOptions) -> String {
+        var command = "credstore device reset"
+        if let store = global.store { command += " --store \(quoted(store))" }
+        if let keyFile = global.keyFile { command += " --key-file \(quoted(keyFile))" }
+        return command
+    }
+
+    /// `text` as one shell word.
+    private static func quoted(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+:@%,=".unicodeScalars.contains($0) }
+        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
 
     /// `credstore device show`: prints the device id and the public key other stores export to.
     struct Show: ParsableCommand {
@@ -23,6 +43,10 @@ struct DeviceCommand: ParsableCommand {
             let location = global.location(in: console)
             let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
                 "there is no store at \(location.path), so it has no device key; check --store, or create the store with `credstore init`"))
+            // A copy or a restore on another machine or home shows the identity it will sync with.
+            if let renewal = try storage.settleDeviceIdentity() {
+                console.errors.write("credstore: note: \(DeviceCommand.announce(renewal))\n")
+            }
             let (id, key) = (try storage.deviceID, try storage.deviceKey.description)
             console.output.write(global.json
                 ? JSONValue.object([("deviceId", .string(id)), ("publicKey", .string(key))]).rendered + "\n"
@@ -107,6 +131,34 @@ struct DeviceCommand: ParsableCommand {
             if !global.json {
                 console.output.write("Untrusted \(deviceKey)\nIt keeps what it already received: change the synchronizable passwords it could read if it was lost.\n")
             }
+        }
+    }
+
+    /// `credstore device reset`: gives this store a new device identity.
+    struct Reset: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give this store a new device id and key (for a copy of a store that lives beside the original).",
+            discussion: """
+                The credentials, trusted devices and sync state stay; the store trusts its previous \
+                key as another device. Run `credstore device trust` with the new key on your other \
+                machines. `sync` asks for this when its folder holds this store's bundle as a copy \
+                of the store wrote it.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let console = Console.current
+            let location = global.location(in: console)
+            let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
+                "there is no store at \(location.path), so it has no device identity; check --store"))
+            let renewal = try storage.resetDeviceIdentity()
+            console.output.write(global.json
+                ? JSONValue.object([
+                    ("deviceId", .string(renewal.id)), ("publicKey", .string(renewal.key.description)),
+                    ("previousDeviceId", .string(renewal.previousID)), ("previousPublicKey", .string(renewal.previousKey.description)),
+                ]).rendered + "\n"
+                : "device id:  \(renewal.id)\npublic key: \(renewal.key)\nReplaced \(renewal.previousID), whose key this store now trusts as another device. Run `credstore device trust \(renewal.key)` on your other machines.\n")
         }
     }
 }

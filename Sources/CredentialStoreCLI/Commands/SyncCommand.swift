@@ -22,7 +22,12 @@ struct SyncCommand: ParsableCommand {
             bundle, not a regular file) is named on stderr and the others are still merged. Then \
             this store writes DIR/<device id>.csbundle, sealed to every trusted device and itself. \
             Exits 0 when every bundle was merged or skipped, 65 when some file was refused. Run it \
-            on each machine, in any order: the stores converge.
+            on each machine, in any order: the stores converge. A store copied or restored onto \
+            another machine or into another home first takes a device identity of its own (a note \
+            names the new key to trust on the other machines). When DIR holds this store's \
+            bundle as another live store with the same identity wrote it (a copy of this store), \
+            nothing is merged or written and sync exits 65: `credstore device reset` gives the \
+            copy its own identity.
             """)
 
     @Argument(help: ArgumentHelp("The shared folder.", valueName: "dir"), completion: .directory)
@@ -34,7 +39,19 @@ struct SyncCommand: ParsableCommand {
         let console = Console.current
         let storage = try global.location(in: console).openOrCreate(console)
         let folder = URL(fileURLWithPath: directory, isDirectory: true)
+        // A store copied or restored onto another machine or home takes its own identity first,
+        // so that it never writes the bundle of the store it was copied from.
+        if let renewal = try storage.settleDeviceIdentity() {
+            console.errors.write("credstore: note: \(DeviceCommand.announce(renewal))\n")
+        }
         let ownName = "\(try storage.deviceID).csbundle"
+        let ownURL = folder.appendingPathComponent(ownName)
+        do {
+            try storage.checkSyncBundle(at: ownURL)
+        } catch let error as CredentialStorageError where error.code == .deviceIdentityShared {
+            throw CommandFailure(.dataError,
+                "\(error.message). If this store is the copy, give it a device identity of its own with `\(DeviceCommand.resetCommand(global))`, then run `credstore sync` again")
+        }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
@@ -87,7 +104,8 @@ struct SyncCommand: ParsableCommand {
 
         let recipients = try storage.trustedDeviceKeys() + [try storage.deviceKey]
         // Nothing new: the file stays byte for byte as it was, and a git-backed folder stays clean.
-        let wrote = try storage.exportSynchronizable(to: folder.appendingPathComponent(ownName), protection: .recipients(recipients))
+        let wrote = try storage.exportSynchronizable(to: ownURL, protection: .recipients(recipients))
+        storage.recordSyncBundle(at: ownURL)
 
         if global.json {
             console.output.write(JSONValue.object([

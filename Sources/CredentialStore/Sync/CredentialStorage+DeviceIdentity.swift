@@ -1,0 +1,129 @@
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStorePersistence
+public import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension CredentialStorageError.Code {
+    /// A sync folder holds a bundle bearing this store's device id that another live store with
+    /// the same identity wrote (a copy of this store). Writing over it would lose that store's
+    /// changes; ``CredentialStorage/resetDeviceIdentity()`` gives this store an identity of its own.
+    public static let deviceIdentityShared = CredentialStorageError.Code(rawValue: "deviceIdentityShared")
+}
+
+/// One identity per live store: a store opened for sync where its identity was not made takes a
+/// new one, and a bundle another store with the same identity wrote is never overwritten.
+extension CredentialStorage {
+    /// The user's state folder, where the rollback anchors are: nil for a store opened without one.
+    var stateFolder: URL? {
+        anchor.map { URL(fileURLWithPath: $0.path, isDirectory: false).deletingLastPathComponent() }
+    }
+
+    /// Gives this store a new device identity if it was made on another machine or in another
+    /// home (the store was copied or restored there), as every use of the identity does.
+    ///
+    /// Call it first where the news matters to the user (`credstore sync`, `credstore device
+    /// show` print it): the returned renewal names the new key the other machines must trust.
+    ///
+    /// - Returns: the renewal, or nil when the identity was already this place's (or the store
+    ///   was opened without a rollback anchor folder, which gives no place to compare).
+    @discardableResult
+    public func settleDeviceIdentity() throws -> DeviceRenewal? {
+        try settledDeviceIdentity().renewal
+    }
+
+    /// Replaces this store's device identity with a new one, wherever it was made: for a copy of
+    /// a store that goes on living beside the original (which `sync` refuses with
+    /// `deviceIdentityShared`). The store keeps its credentials, trusted devices and sync state,
+    /// and trusts the replaced key as another device; the other machines must trust the new key.
+    public func resetDeviceIdentity() throws -> DeviceRenewal {
+        guard let renewal = try settledDeviceIdentity(renew: true).renewal else {
+            throw CredentialStorageError(.io, "the device identity was not replaced")
+        }
+        return renewal
+    }
+
+    /// This store's identity for this place, made or replaced as ``settleDeviceIdentity()`` says.
+    func settledDeviceIdentity(renew: Bool = false, settling: Bool = true) throws -> (identity: DeviceIdentity, renewal: DeviceRenewal?) {
+        _ = try followRekey()
+        let keys = keys
+        let sealed = try repository.snapshotRead { reader in
+            let device = try reader.device()
+            // The identity and the clock are one leaf of the seal tree: a deleted identity is
+            // tampering, not a reason to make a new one.
+            let clock = try reader.syncClock()
+            try checkLeaves([SealChecks.singletonsClaim(device: device, clock: clock, keys: keys)], reader: reader, keys: keys)
+            return device
+        }
+        let place = settling || renew || sealed == nil ? stateFolder.flatMap { DevicePlace.current(stateFolder: $0) } : nil
+        if !renew, let sealed {
+            let identity = try DeviceIdentity(opening: sealed, keys: keys)
+            if place == nil || identity.place == place { return (identity, nil) }
+        }
+        let (identity, replaced) = try mutate { try $0.ledger.device(settlingAt: place, renew: renew) }
+        guard let replaced else { return (identity, nil) }
+        let renewal = DeviceRenewal(id: identity.hexID, key: identity.publicKey, previousID: replaced.hexID, previousKey: replaced.publicKey)
+        logger.notice("gave the store a new device identity", metadata: [
+            "reason": "\(renew ? "asked for" : "made on another machine or in another home")",
+            "device": "\(renewal.id)", "previous": "\(renewal.previousID)",
+        ])
+        return (identity, renewal)
+    }
+
+    /// Refuses (`deviceIdentityShared`) to let this store write its bundle at `url` (its name in
+    /// a sync folder, `<device id>.csbundle`) when another live store with this store's identity
+    /// wrote the file there: the state folder recorded another file as the last one written
+    /// there with this identity (unless the file is older than that one: an old copy put back by
+    /// the folder's transport), or recorded it as written by a store at another path that is
+    /// still there. A file no record speaks of (a first sync here) is this store's to replace.
+    public func checkSyncBundle(at url: URL) throws {
+        guard let stateFolder else { return }
+        let device = try deviceIdentity()
+        var info = stat()
+        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let record = SyncBundleRecord.read(SyncBundleRecord.location(stateFolder: stateFolder, folder: url.deletingLastPathComponent(), deviceID: device.deviceID)),
+              let digest = SyncBundleRecord.digest(of: url)
+        else { return }
+        let storePath = Self.canonicalPath(databaseURL)
+        let other: String
+        if digest == record.digest {
+            guard record.storePath != storePath, FileManager.default.fileExists(atPath: record.storePath) else { return }
+            other = "the store at \(record.storePath), a copy of this one"
+        } else {
+            if let created = Self.bundleCreated(url, device: device), created < record.created { return }
+            other = "another store with this store's device identity (a copy of it, on another machine or in another home, or a backup restored there)"
+        }
+        throw CredentialStorageError(.deviceIdentityShared,
+            "\(url.path) was written by \(other), not by this store; two stores with one identity would overwrite each other's bundle and never merge it, so nothing was merged or written")
+    }
+
+    /// Records the bundle now at `url` as the last one this store wrote there, for
+    /// ``checkSyncBundle(at:)``. Best effort.
+    public func recordSyncBundle(at url: URL) {
+        guard let stateFolder, let device = try? deviceIdentity(),
+              let digest = SyncBundleRecord.digest(of: url), let created = Self.bundleCreated(url, device: device)
+        else { return }
+        SyncBundleRecord(digest: digest, created: created, storePath: Self.canonicalPath(databaseURL))
+            .write(to: SyncBundleRecord.location(stateFolder: stateFolder, folder: url.deletingLastPathComponent(), deviceID: device.deviceID))
+    }
+
+    /// When the bundle at `url` says it was made, if this device can open it.
+    private static func bundleCreated(_ url: URL, device: DeviceIdentity) -> Int64? {
+        guard let source = try? BundleFileSource(url: url),
+              let stream = try? BundleStream(source: source, passphrase: nil, device: device),
+              stream.metadata.senderDevice == device.deviceID
+        else { return nil }
+        return stream.metadata.created
+    }
+
+    /// The database's path through its folder's real path, so two spellings of one store agree.
+    private static func canonicalPath(_ url: URL) -> String {
+        let folder = url.deletingLastPathComponent().path
+        guard let resolved = realpath(folder, nil) else { return url.path }
+        defer { free(resolved) }
+        return String(cString: resolved) + "/" + url.lastPathComponent
+    }
+}

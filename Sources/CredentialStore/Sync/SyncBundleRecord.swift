@@ -1,0 +1,77 @@
+import CredentialStoreCrypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the user's state folder remembers of the last bundle a device wrote into one sync folder:
+/// which store wrote it (the database's path), a digest of the file, and the time the bundle
+/// carries. In a file beside the rollback anchors named by a hash of the folder's real path and
+/// the device id (`bundle-<hex>`).
+///
+/// A bundle bearing this device's id that is not the one recorded was written by another live
+/// store with the same identity (a copy), and `sync` refuses to write over it: each would
+/// overwrite the other's changes, and neither merges a file bearing its own id.
+struct SyncBundleRecord: Equatable {
+    /// The digest of the bundle file (``digest(of:)``).
+    var digest: [UInt8]
+    /// The bundle's creation time, milliseconds since 1970.
+    var created: Int64
+    /// The database path of the store that wrote it.
+    var storePath: String
+
+    /// The record file for `deviceID`'s bundle in `folder`.
+    static func location(stateFolder: URL, folder: URL, deviceID: [UInt8]) -> URL {
+        var canonical = folder.path
+        if let resolved = realpath(folder.path, nil) {
+            canonical = String(cString: resolved)
+            free(resolved)
+        }
+        let digest = Sodium.hash(Array("\(canonical)\n".utf8) + deviceID, outputBytes: 16)
+        return stateFolder.appendingPathComponent("bundle-" + hex(digest), isDirectory: false)
+    }
+
+    /// The record at `url`; nil when there is none or it does not read as one (written by this
+    /// user only: the folder is theirs, 0700).
+    static func read(_ url: URL) -> SyncBundleRecord? {
+        guard let data = FileManager.default.contents(atPath: url.path), data.count < 8192 else { return nil }
+        var text = String(decoding: data, as: UTF8.self)
+        guard text.hasSuffix("\n") else { return nil }
+        text.removeLast()
+        let parts = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "1", let digest = unhex(parts[1]), digest.count == 32,
+              let created = Int64(parts[2]), !parts[3].isEmpty else { return nil }
+        return SyncBundleRecord(digest: digest, created: created, storePath: String(parts[3]))
+    }
+
+    /// Writes the record (0600, atomically). Best effort: a record that cannot be written only
+    /// makes the next check find none.
+    func write(to url: URL) {
+        guard (try? StoreFiles.ensureDirectory(url.deletingLastPathComponent())) != nil else { return }
+        try? StoreFiles.writeAtomically(url, bytes: Array("1 \(Self.hex(digest)) \(created) \(storePath)\n".utf8))
+    }
+
+    /// A digest of the file: its size and its first 64 KiB, which hold the bundle's header and its
+    /// random stream header, so every write of a bundle has its own. Nil when it cannot be read.
+    static func digest(of url: URL) -> [UInt8]? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64 * 1024), let size = try? handle.seekToEnd() else { return nil }
+        return Sodium.hash(Array("\(size)\n".utf8) + Array(head), outputBytes: 32)
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func unhex(_ text: Substring) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
