@@ -156,7 +156,7 @@ struct SyncLedger {
 
     /// How long a deletion is remembered, so that it reaches machines that sync rarely: longer
     /// than any bundle that could bring the deleted item back is accepted (``SyncWindows``).
-    static let tombstoneLifetimeMillis: Int64 = 180 * 24 * 3600 * 1000
+    static let tombstoneLifetimeMillis: Int64 = SyncWindows.tombstoneLifetime
 
     func dropExpiredTombstones() throws {
         try transaction.deleteTombstones(before: clock.now() - Self.tombstoneLifetimeMillis)
