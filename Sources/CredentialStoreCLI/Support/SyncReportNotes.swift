@@ -1,13 +1,13 @@
-import CredentialStore
+package import CredentialStore
 import Foundation
 
 /// What an import report says beyond its counts, for `sync` and `import`: the items dropped
 /// because this store was stale with respect to the bundle's device, and the changes held back
 /// because the machine that made them has a clock too far ahead.
-enum SyncReportNotes {
+package enum SyncReportNotes {
     /// One stderr line per fact (each ending in a newline); none when there is nothing to say.
     /// `bundle` names the file, when it is one of a sync folder's.
-    static func lines(_ report: ImportReport, bundle: String?) -> [String] {
+    package static func lines(_ report: ImportReport, bundle: String?) -> [String] {
         let source = bundle.map { "\(Describe.cell($0)): " } ?? ""
         var lines: [String] = []
         for dropped in report.dropped {
