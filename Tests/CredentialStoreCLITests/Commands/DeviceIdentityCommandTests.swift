@@ -115,6 +115,30 @@ struct DeviceIdentityCommandTests {
         #expect(try b.run(["get", "https://copy.example.com", "--user", "bob"] + b.storeArguments).stdout == "only-in-the-copy\n")
     }
 
+    @Test func aBackupRestoredWhereItWasMadeKeepsItsIdentityAndElsewhereTakesItsOwn() throws {
+        let a = try Sandbox()
+        try a.add("https://api.example.com", user: "alice", password: "pw", ["--persistence", "synchronizable"])
+        let aID = try deviceID(a)
+        let backup = a.root.appendingPathComponent("store.backup")
+        let passphrase = ["CREDSTORE_BACKUP_PASSPHRASE": "backup passphrase"]
+        #expect(try a.run(["backup", backup.path] + a.storeArguments, environment: passphrase).status == 0)
+
+        let inPlace = try a.run(["restore", backup.path, "--yes"] + a.storeArguments, environment: passphrase)
+        #expect(inPlace.status == 0, "\(inPlace.stderr)")
+        let shown = try a.run(["device", "show", "--json"] + a.storeArguments)
+        #expect(try jsonObject(shown.stdout)["deviceId"] as? String == aID)
+        #expect(shown.stderr.isEmpty, "\(shown.stderr)")
+
+        let d = try Sandbox()
+        let elsewhere = try d.run(["restore", backup.path, "--yes"] + d.storeArguments, environment: passphrase)
+        #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
+        let renewed = try d.run(["device", "show", "--json"] + d.storeArguments)
+        #expect(renewed.status == 0, "\(renewed.stderr)")
+        #expect(try jsonObject(renewed.stdout)["deviceId"] as? String != aID)
+        #expect(renewed.stderr.contains("new device identity"), "\(renewed.stderr)")
+        #expect(try d.run(["get", "https://api.example.com", "--user", "alice"] + d.storeArguments).stdout == "pw\n")
+    }
+
     @Test func anOlderBundleOfThisStorePutBackInTheFolderIsReplaced() throws {
         let fleet = try Fleet()
         let (a, url) = (fleet.machines[0], "https://api.example.com")
