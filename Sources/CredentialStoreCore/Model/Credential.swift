@@ -139,7 +139,7 @@ extension Credential {
             && lhs.comment == rhs.comment && lhs.attributes == rhs.attributes
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(user)
         hasher.combine(password)
