@@ -179,8 +179,11 @@ public final class CredentialStorage: Sendable {
     /// ``/CredentialStoreCore/Persistence/none``, changes and announces nothing. The first
     /// credential set in a space without a default becomes the default.
     ///
-    /// - Parameter options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable
-    ///   credential to another tier, which removes it on every synced machine.
+    /// - Parameters:
+    ///   - credential: The user, password and whatever else the write names.
+    ///   - space: The protection space to store it for.
+    ///   - options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable credential to
+    ///     another tier, which removes it on every synced machine.
     /// - Throws: `synchronizableRemovalNeedsOption` (and nothing changes) when `credential` names
     ///   another tier for a synchronizable credential without that option; `invalidInput` when the
     ///   user name or password holds a CR, LF or NUL (or the space's realm does),
@@ -213,8 +216,12 @@ public final class CredentialStorage: Sendable {
     /// `change` runs inside the store's write transaction: keep it short, and do not use the
     /// store from it.
     ///
-    /// - Parameter options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable
-    ///   credential to another tier, which removes it on every synced machine.
+    /// - Parameters:
+    ///   - user: The user whose credential to change.
+    ///   - space: The protection space it is stored for, exactly.
+    ///   - options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable credential to
+    ///     another tier, which removes it on every synced machine.
+    ///   - change: Changes the credential as stored; what it leaves is written.
     /// - Returns: The credential as stored.
     /// - Throws: `notFound` (and nothing changes) when `user` has no credential in `space`;
     ///   `invalidInput` when `change` renames the user, sets persistence

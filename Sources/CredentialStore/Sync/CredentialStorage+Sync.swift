@@ -173,7 +173,7 @@ extension CredentialStorage {
     /// bundle file (0600, replaced atomically). Nothing of another tier leaves the machine.
     ///
     /// A recipient-mode bundle this store wrote before, for the same recipients and with the
-    /// same contents, is left as it is (until it is ``bundleRefreshMillis`` old): a folder that a
+    /// same contents, is left as it is (until it is 30 days old): a folder that a
     /// file-sync engine or git carries then changes only when the fleet's state does.
     ///
     /// - Returns: whether the file was written.

@@ -11,6 +11,8 @@ extension CredentialStorage {
     /// stored there before.
     ///
     /// - Parameters:
+    ///   - identity: The certificate chain and private key to present.
+    ///   - endpoint: The host (or every host) and port (or every port) it is for.
     ///   - persistence: The tier; `nil` keeps the tier of the identity it replaces, or
     ///     ``/CredentialStoreCore/Persistence/permanent`` for a new one.
     ///   - options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable identity to
@@ -69,6 +71,8 @@ extension CredentialStorage {
     /// `persistence` names; replaces what was stored there before.
     ///
     /// - Parameters:
+    ///   - trust: The pins and extra anchors the servers must match.
+    ///   - endpoint: The host (or every host) and port (or every port) it is for.
     ///   - persistence: The tier; `nil` keeps the tier of the trust it replaces, or
     ///     ``/CredentialStoreCore/Persistence/permanent`` for a new one.
     ///   - options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable trust to
