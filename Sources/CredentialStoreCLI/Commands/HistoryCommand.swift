@@ -26,7 +26,7 @@ struct HistoryCommand: ParsableCommand {
     @Option(help: "The user whose credential's kept versions to list.")
     var user: String
 
-    @Option(help: ArgumentHelp("Print the password of version N (1 is the newest).", valueName: "n"))
+    @Option(help: ArgumentHelp("Print version N in full, as `get` prints a credential (1 is the newest).", valueName: "n"))
     var show: Int?
 
     @Option(help: ArgumentHelp("Make version N the credential again, on every machine after the next sync.", valueName: "n"))
