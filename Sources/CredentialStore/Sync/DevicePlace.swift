@@ -21,7 +21,8 @@ struct DevicePlace: Sendable, Hashable {
     /// neither be read nor made (then no identity is ever replaced for want of one).
     static func current(stateFolder directory: URL) -> DevicePlace? {
         guard let folderID = folderID(in: directory) else { return nil }
-        var input = Array("credstore device place 1\n".utf8)
+        // The hash's domain: this fingerprint and nothing else.
+        var input = Array("credstore/device-place/1\n".utf8)
         input += machineID() + [0x0a] + folderID
         return DevicePlace(digest: Sodium.hash(input, outputBytes: bytes))
     }
