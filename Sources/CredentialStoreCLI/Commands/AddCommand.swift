@@ -68,11 +68,16 @@ struct AddCommand: ParsableCommand {
     /// `--expires`: an ISO 8601 time in UTC, or a whole number of days, hours, minutes or seconds
     /// from `now`.
     static func expiry(_ text: String, now: Date) throws -> Date {
-        if let seconds = DurationText.seconds(text) { return now.addingTimeInterval(TimeInterval(seconds)) }
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
-        if let date = formatter.date(from: text) { return date }
-        throw ValidationError("--expires takes a time such as 2026-12-31T00:00:00Z or a duration such as 30d, 12h, 45m or 90s")
+        guard let date = DurationText.seconds(text).map({ now.addingTimeInterval(TimeInterval($0)) }) ?? formatter.date(from: text) else {
+            throw ValidationError("--expires takes a time such as 2026-12-31T00:00:00Z or a duration such as 30d, 12h, 45m or 90s")
+        }
+        // One range for every time credstore keeps: 1970 through 9999.
+        guard date.timeIntervalSince1970 >= 0, date.timeIntervalSince1970 <= Double(Describe.latestExpiry) else {
+            throw ValidationError("--expires must fall between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z")
+        }
+        return date
     }
 
     func run() throws {

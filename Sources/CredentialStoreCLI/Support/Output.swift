@@ -149,13 +149,21 @@ package enum Describe {
     }
 
     /// ISO 8601 in UTC to the second, e.g. `2025-01-31T09:30:00Z`.
+    ///
+    /// A date that no calendar of gmtime(3) reaches (one read from a store or a bundle that an
+    /// older version accepted) is printed as the nearest one it does, never a trap.
     package static func timestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        let raw = date.timeIntervalSince1970.rounded(.down)
+        let limit = Double(Self.latestExpiry)
+        var seconds = time_t(raw.isNaN ? 0 : min(max(raw, -limit), limit))
         var parts = tm()
         gmtime_r(&seconds, &parts)
         return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1))-\(pad(Int(parts.tm_mday)))"
             + "T\(pad(Int(parts.tm_hour))):\(pad(Int(parts.tm_min))):\(pad(Int(parts.tm_sec)))Z"
     }
+
+    /// 9999-12-31T23:59:59Z in seconds since 1970: the latest time credstore stores or prints.
+    package static let latestExpiry: Int64 = 253_402_300_799
 
     private static func pad(_ value: Int, _ width: Int = 2) -> String {
         let digits = String(value)

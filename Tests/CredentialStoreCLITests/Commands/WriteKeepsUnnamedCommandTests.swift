@@ -131,4 +131,21 @@ struct WriteKeepsUnnamedCommandTests {
         #expect(listed["attributes"] as? [String: String] == ["env": "prod"])
         #expect(try sandbox.run(["get", url] + sandbox.storeArguments).stdout == "rotated\n")
     }
+
+    /// One range for every time a credential keeps, checked where it enters: a huge expiry once
+    /// made every later listing trap (SIGILL), on this machine and on every one it synced to.
+    @Test func anExpiryOutside1970Through9999IsRefusedAtTheDoor() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add(url, user: "u", password: "pw")
+        for expires in ["9223372036854775807s", "106751991167300d", "0000-01-01T00:00:00Z", "10000-01-01T00:00:00Z", "1969-12-31T23:59:59Z"] {
+            let added = try sandbox.run(["add", url, "--user", "v", "--expires", expires] + sandbox.storeArguments, stdin: "pw\n")
+            #expect(added.status == 64 && added.stderrIsOneErrorLine, "add --expires \(expires): \(added.status) \(added.stderr)")
+            let edited = try sandbox.run(["edit", url, "--user", "u", "--expires", expires] + sandbox.storeArguments)
+            #expect(edited.status == 64 && edited.stderrIsOneErrorLine, "edit --expires \(expires): \(edited.status) \(edited.stderr)")
+        }
+        #expect(try sandbox.run(["add", url, "--user", "v", "--expires", "9999-12-31T23:59:59Z"] + sandbox.storeArguments, stdin: "pw\n").status == 0)
+        let listed = try sandbox.run(["list", "--json"] + sandbox.storeArguments)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(try jsonArray(listed.stdout).count == 2)
+    }
 }

@@ -29,6 +29,14 @@ struct OutputTests {
         #expect(Describe.timestamp(Date(timeIntervalSince1970: 1_738_315_800.9)) == "2025-01-31T09:30:00Z")
     }
 
+    /// A date beyond what gmtime(3) reaches (one an older version stored) prints as the nearest
+    /// it does: a listing never traps on a value read from disk or a bundle.
+    @Test func aTimestampBeyondTheCalendarPrintsWithoutATrap() {
+        #expect(Describe.timestamp(Date(timeIntervalSince1970: 9.3e18)) == "9999-12-31T23:59:59Z")
+        #expect(Describe.timestamp(Date(timeIntervalSince1970: 1e300)) == "9999-12-31T23:59:59Z")
+        #expect(Describe.timestamp(Date(timeIntervalSince1970: 253_402_300_799)) == "9999-12-31T23:59:59Z")
+    }
+
     @Test func methodsUseTheOptionWords() {
         #expect(Describe.method(.httpBasic) == "basic")
         #expect(Describe.method(.htmlForm) == "form")
