@@ -123,7 +123,10 @@ final class StagedFile {
         guard let directory = opendir(folder) else { return }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // Read in place, up to its NUL: a record is only as long as its name, so copying the
+            // whole 256-byte d_name field reads past the end of the last record in the buffer.
+            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let entryName = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if entryName.hasPrefix(prefix) { names.append(entryName) }
         }
         closedir(directory)
