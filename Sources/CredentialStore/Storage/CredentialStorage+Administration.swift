@@ -262,7 +262,9 @@ extension CredentialStorage {
             fail("the device identity fails authentication")
         }
         for (position, entry) in trusted.enumerated() {
-            guard let key = keys.decryptTrustedKey(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey), keys.trustedKeyIndex(key) == entry.keyIndex else {
+            guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey),
+                  record.revocation?.verifies ?? true
+            else {
                 fail("trusted device \(position + 1) fails authentication")
                 continue
             }
@@ -368,7 +370,7 @@ extension CredentialStorage {
             for record in trusted {
                 try transaction.addTrustedDevice(
                     keyIndex: newKeys.trustedKeyIndex(record.publicKey),
-                    sealedPublicKey: newKeys.encryptTrustedKey(record.publicKey, trusted: record.trusted, lastMerged: record.lastMerged))
+                    sealedPublicKey: newKeys.encryptTrustedDevice(record))
             }
 
             var newHeader = header

@@ -34,6 +34,8 @@ struct BundleContents: Sendable {
     var created: Int64
     var items: [BundleItem]
     var defaults: [BundleDefault]
+    /// The revocations the writer applied (its own untrusts and those it relays); format 3 on.
+    var revocations: [RevocationStatement] = []
 }
 
 /// The byte layout of a bundle; docs/sync-format.md describes it for people.
@@ -44,13 +46,15 @@ struct BundleContents: Sendable {
 ///     body    = (length:u32 secretstream-chunk[length])*   — the last chunk tagged FINAL, then EOF
 ///
 /// The first chunk's associated data is the whole header, so no header byte can change unnoticed.
-/// Chunks: metadata, then items in batches, then a final chunk holding the Ed25519 signature (over
-/// the header and every earlier plaintext) in recipient mode, or nothing in passphrase mode.
+/// Chunks: metadata, then (format 3 on) one chunk of revocation statements when there are any, then
+/// items in batches, then defaults, then a final chunk holding the Ed25519 signature (over the header
+/// and every earlier plaintext) in recipient mode, or nothing in passphrase mode. The revocations
+/// come first so that a reader can learn them without reading the items.
 enum BundleFormat {
     static let magic: [UInt8] = Array("CSBUNDLE".utf8)
-    /// The format export writes: 2 since credentials carry details (an item ends with them);
-    /// format 1 bundles, whose items have none, are read as well.
-    static let version: UInt8 = 2
+    /// The format export writes: 3 since bundles carry revocations (the metadata counts them, and
+    /// a chunk of them follows it); 2 added details to items. Formats 1 and 2 are read as well.
+    static let version: UInt8 = 3
     static let oldestReadableVersion: UInt8 = 1
     /// At most this many items go in one chunk…
     static let itemsPerChunk = 1024
@@ -60,6 +64,8 @@ enum BundleFormat {
     /// The largest encoded item (space, user, stamp, password and details) export writes or import reads.
     static let maximumItemBytes = 1 << 20
     static let maximumRecipients = 4096
+    /// At most this many revocation statements travel in one bundle (one chunk of about 550 KiB).
+    static let maximumRevocations = 4096
 
     /// The header byte that says which ``BundleProtection`` a bundle has.
     enum Mode: UInt8 {
@@ -68,7 +74,7 @@ enum BundleFormat {
 
     /// The first byte of each chunk's plaintext.
     enum ChunkKind: UInt8 {
-        case metadata = 0x4D, items = 0x49, defaults = 0x44, final = 0x46
+        case metadata = 0x4D, revocations = 0x52, items = 0x49, defaults = 0x44, final = 0x46
     }
 
     static func keyID(_ publicKey: DeviceKey) -> [UInt8] {
@@ -140,7 +146,20 @@ enum BundleFormat {
         metadata.append(contents.created)
         metadata.append(Int64(contents.items.count))
         metadata.append(Int64(contents.defaults.count))
+        let revocations = formatVersion >= 3 ? contents.revocations : []
+        if formatVersion >= 3 {
+            guard revocations.count <= maximumRevocations else {
+                throw CredentialStorageError(.invalidInput, "a bundle carries at most \(maximumRevocations) revocations")
+            }
+            metadata.append(Int64(revocations.count))
+        }
         emit(metadata.bytes)
+        if !revocations.isEmpty {
+            var chunk = ByteWriter(capacity: 1 + revocations.count * RevocationStatement.encodedBytes)
+            chunk.append(ChunkKind.revocations.rawValue)
+            for statement in revocations { statement.write(to: &chunk) }
+            emit(chunk.bytes)
+        }
 
         // Items and defaults go in chunks of at most `itemsPerChunk` entries, cut early once a
         // chunk's plaintext reaches `targetChunkBytes`.
@@ -205,6 +224,7 @@ enum BundleFormat {
             items: [], defaults: [])
         while let chunk = try stream.next() {
             switch chunk {
+            case .revocations(let statements): contents.revocations += statements
             case .items(let items): contents.items += items
             case .defaults(let defaults): contents.defaults += defaults
             }
@@ -221,6 +241,8 @@ struct BundleMetadata: Hashable, Sendable {
     var created: Int64
     var itemCount: Int64
     var defaultCount: Int64
+    /// How many revocation statements follow the metadata (0 before format 3).
+    var revocationCount: Int64 = 0
 }
 
 /// Where a bundle's bytes come from: a file read a bounded piece at a time, or bytes in memory.
@@ -312,6 +334,8 @@ final class BundleFileSource: BundleSource {
 /// did with the chunks before must be undone (a transaction rolled back) if that throws.
 final class BundleStream {
     enum Chunk {
+        /// Comes before any items, in one chunk, when the bundle carries revocations.
+        case revocations([RevocationStatement])
         case items([BundleItem])
         case defaults([BundleDefault])
     }
@@ -337,7 +361,7 @@ final class BundleStream {
     private(set) var recipientIDs: [[UInt8]] = []
     /// The metadata chunk's plaintext, so a second pass over the same file can prove it read the same bundle.
     private(set) var metadataPlaintext: [UInt8] = []
-    private var items: Int64 = 0, defaults: Int64 = 0
+    private var items: Int64 = 0, defaults: Int64 = 0, revocations: Int64 = 0
     private var finished = false
 
     /// Reads the header and the metadata chunk.
@@ -428,12 +452,16 @@ final class BundleStream {
             let fields = BundleMetadata(
                 senderDevice: Array(try chunk.readRaw(count: DeviceIdentity.idBytes)),
                 signer: DeviceKey(bytes: Array(try chunk.readRaw(count: Sodium.signPublicKeyBytes))),
-                created: try chunk.readInt64(), itemCount: try chunk.readInt64(), defaultCount: try chunk.readInt64())
+                created: try chunk.readInt64(), itemCount: try chunk.readInt64(), defaultCount: try chunk.readInt64(),
+                revocationCount: version >= 3 ? try chunk.readInt64() : 0)
             try chunk.expectEnd()
             return fields
         }
         if mode != .recipients { metadata.signer = nil }
         guard metadata.itemCount >= 0, metadata.defaultCount >= 0 else { throw BundleFormat.invalid("negative item counts") }
+        guard (0...Int64(BundleFormat.maximumRevocations)).contains(metadata.revocationCount) else {
+            throw BundleFormat.invalid("it claims more revocations than a bundle carries")
+        }
         metadataPlaintext = plain
         digest.update(plain)
     }
@@ -470,7 +498,7 @@ final class BundleStream {
                 signature = Array(try chunk.orInvalid { try $0.readRaw(count: Sodium.signatureBytes) })
             }
             try chunk.orInvalid { try $0.expectEnd() }
-            guard items == metadata.itemCount, defaults == metadata.defaultCount else {
+            guard items == metadata.itemCount, defaults == metadata.defaultCount, revocations == metadata.revocationCount else {
                 throw BundleFormat.invalid("its item counts do not match")
             }
             if mode == .recipients {
@@ -483,7 +511,18 @@ final class BundleStream {
         }
         digest.update(plain)
         switch kind {
+        case .revocations:
+            // One chunk of them, before any item or default: a reader may stop after it.
+            guard revocations == 0, items == 0, defaults == 0 else { throw BundleFormat.invalid("revocations after its items") }
+            var result: [RevocationStatement] = []
+            while !chunk.isAtEnd {
+                result.append(try chunk.orInvalid { try RevocationStatement.read(from: &$0) })
+            }
+            revocations = Int64(result.count)
+            guard revocations == metadata.revocationCount else { throw BundleFormat.invalid("its revocation count does not match") }
+            return .revocations(result)
         case .items:
+            guard revocations == metadata.revocationCount else { throw BundleFormat.invalid("its revocations are missing") }
             var result: [BundleItem] = []
             while !chunk.isAtEnd {
                 let start = chunk.position
@@ -505,6 +544,7 @@ final class BundleStream {
             guard items <= metadata.itemCount else { throw BundleFormat.invalid("its item counts do not match") }
             return .items(result)
         case .defaults:
+            guard revocations == metadata.revocationCount else { throw BundleFormat.invalid("its revocations are missing") }
             var result: [BundleDefault] = []
             while !chunk.isAtEnd {
                 result.append(try chunk.orInvalid { chunk in

@@ -77,6 +77,10 @@ public struct ImportReport: Hashable, Sendable, Codable {
     /// The credentials whose change on this machine lost to a concurrent change in the bundle
     /// (counted in ``updated`` or ``removed`` too); docs/sync-format.md, "Concurrent edits".
     public var conflicts: [SyncConflict]
+    /// The revocations the bundle carried that took effect here: devices this store trusted,
+    /// revoked by a device it trusts (or this device itself, which stays as it is: the revoking
+    /// store no longer reads its bundles nor seals to it).
+    public var revocations: [DeviceRevocation] = []
 
     /// Creates a report.
     public init(added: Int = 0, updated: Int = 0, removed: Int = 0, unchanged: Int = 0, conflicts: [SyncConflict] = []) {
@@ -106,38 +110,53 @@ extension CredentialStorage {
     /// Accepts signed bundles from the device with this key, and seals this store's later sync
     /// bundles to it. Trusting a device already trusted changes nothing.
     ///
+    /// A revoked device (``revokedDevices()``) is trusted again, here only: this store stops
+    /// relaying its revocation and ignores revocations of it made before now, while every other
+    /// store that applied the revocation keeps it until it trusts the device itself.
     public func trustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
         let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
-            if let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == key {
-                return nil
+            var lastMerged: Int64?
+            if let sealed = try transaction.trustedDevice(keyIndex: index), let record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed) {
+                if record.isTrusted { return nil }
+                lastMerged = record.lastMerged
             }
-            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(key, trusted: clock.now()))
+            try transaction.addTrustedDevice(
+                keyIndex: index, sealedPublicKey: keys.encryptTrustedDevice(TrustedDeviceRecord(publicKey: key, trusted: clock.now(), lastMerged: lastMerged)))
             return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
             if let generation { committed(generation: generation) }
         })
     }
 
-    /// Stops trusting the device with this key: its bundles are refused from now on, and the
-    /// bundles this store's `sync` writes from now on are no longer sealed to it.
+    /// Revokes the device with this key: its bundles are refused from now on, and the bundles
+    /// this store writes from now on are no longer sealed to it.
+    ///
+    /// The revocation is a statement signed with this store's device key that travels in its
+    /// bundles: every store that trusts this one applies it on its next merge and relays it on,
+    /// so once each machine has synced once, no bundle any of them writes is sealed to the revoked
+    /// device. The revoked device cannot undo it; ``trustDevice(_:)`` on a store brings it back there.
     ///
     /// What the device already received stays with it: every synchronizable password of every
-    /// bundle it could open. Change those passwords at their services after untrusting a lost
+    /// bundle it could open. Change those passwords at their services after revoking a lost
     /// or retired machine (docs/sync-format.md says what to rotate).
     ///
-    /// - Throws: `notFound` when this store does not trust that device.
+    /// - Throws: `notFound` when this store does not trust that device (or has revoked it already).
     public func untrustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
+        let device = try deviceIdentity()
         let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
-            guard try transaction.trustedDevice(keyIndex: index) != nil else {
+            guard key != device.publicKey, let sealed = try transaction.trustedDevice(keyIndex: index),
+                  var record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed), record.isTrusted
+            else {
                 throw CredentialStorageError(.notFound, "this store does not trust that device")
             }
-            try transaction.removeTrustedDevice(keyIndex: index)
+            record.revocation = RevocationStatement(revoking: key, by: device, at: clock.now())
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedDevice(record))
             return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
             if let generation { committed(generation: generation) }
@@ -152,21 +171,34 @@ extension CredentialStorage {
     /// The devices this store trusts, with when each was trusted and when a bundle it signed was
     /// last merged here, ordered by key.
     public func trustedDeviceDetails() throws -> [TrustedDevice] {
-        _ = try followRekey()
-        let keys = keys
-        let trusted = try repository.snapshotRead { reader in
-            let trusted = try reader.allTrustedDevices()
-            // All of them are one leaf of the seal tree: none deleted, restored or copied in.
-            try checkLeaves([SealChecks.trustedDevicesClaim(trusted, keys: keys)], reader: reader, keys: keys)
-            return trusted
-        }
-        return try trusted.map { entry in
-            guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
-            return TrustedDevice(
+        try deviceRecords().filter(\.isTrusted).map { record in
+            TrustedDevice(
                 key: record.publicKey,
                 trusted: record.trusted.map { Date(timeIntervalSince1970: Double($0) / 1000) },
                 lastMerged: record.lastMerged.map { Date(timeIntervalSince1970: Double($0) / 1000) })
-        }.sorted { $0.key.description < $1.key.description }
+        }
+    }
+
+    /// The devices revoked here or by a device this store trusts, with who revoked each and when,
+    /// ordered by key. Their bundles are refused and nothing this store writes is sealed to them.
+    public func revokedDevices() throws -> [DeviceRevocation] {
+        try deviceRecords().compactMap { $0.revocation.map(DeviceRevocation.init) }
+    }
+
+    /// Every row of the trusted devices table, opened and checked against the seal, ordered by key.
+    private func deviceRecords() throws -> [TrustedDeviceRecord] {
+        _ = try followRekey()
+        let keys = keys
+        let rows = try repository.snapshotRead { reader in
+            let rows = try reader.allTrustedDevices()
+            // All of them are one leaf of the seal tree: none deleted, restored or copied in.
+            try checkLeaves([SealChecks.trustedDevicesClaim(rows, keys: keys)], reader: reader, keys: keys)
+            return rows
+        }
+        return try rows.map { entry in
+            guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
+            return record
+        }.sorted { $0.publicKey.description < $1.publicKey.description }
     }
 
     /// Writes every synchronizable credential, deletion and default choice of this store to a
@@ -214,8 +246,14 @@ extension CredentialStorage {
                 let state = try keys.decrypt(sealed)
                 return BundleDefault(space: state.space, user: state.user, stamp: state.stamp)
             }
+            // Every revocation this store applied travels on, signed by whoever made it.
+            let revocations = try transaction.allTrustedDevices().compactMap { entry -> RevocationStatement? in
+                guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
+                return record.revocation
+            }.sorted { $0.revoked.bytes.lexicographicallyPrecedes($1.revoked.bytes) }
             return BundleContents(
-                senderDevice: device.deviceID, signer: device.publicKey, created: clock.now(), items: items, defaults: defaults)
+                senderDevice: device.deviceID, signer: device.publicKey, created: clock.now(), items: items, defaults: defaults,
+                revocations: Array(revocations.prefix(BundleFormat.maximumRevocations)))
         }
         if case .recipients(let texts) = protection,
            Self.holdsTheSame(url, contents: contents, recipients: Set(try texts.map { BundleFormat.keyID(try DeviceKey($0)) }), device: device) {
@@ -234,7 +272,7 @@ extension CredentialStorage {
     static let bundleRefreshMillis: Int64 = 30 * 24 * 3600 * 1000
 
     /// Whether the bundle at `url` is one this device wrote, for exactly `recipients`, holding
-    /// `contents`' items and default choices, and younger than ``bundleRefreshMillis``. Anything
+    /// `contents`' revocations, items and default choices, and younger than ``bundleRefreshMillis``. Anything
     /// that cannot be read or checked is "no": the bundle is then written.
     private static func holdsTheSame(_ url: URL, contents: BundleContents, recipients: Set<[UInt8]>, device: DeviceIdentity) -> Bool {
         guard let source = try? BundleFileSource(url: url),
@@ -242,12 +280,15 @@ extension CredentialStorage {
               stream.metadata.senderDevice == contents.senderDevice, stream.metadata.signer == contents.signer,
               Set(stream.recipientIDs) == recipients, stream.recipientIDs.count == recipients.count,
               contents.created - stream.metadata.created < bundleRefreshMillis,
-              stream.metadata.itemCount == Int64(contents.items.count), stream.metadata.defaultCount == Int64(contents.defaults.count)
+              stream.metadata.itemCount == Int64(contents.items.count), stream.metadata.defaultCount == Int64(contents.defaults.count),
+              stream.metadata.revocationCount == Int64(contents.revocations.count)
         else { return false }
         var items = contents.items[...], defaults = contents.defaults[...]
         do {
             while let chunk = try stream.next() {
                 switch chunk {
+                case .revocations(let read):
+                    guard read == contents.revocations else { return false }
                 case .items(let read):
                     guard items.starts(with: read) else { return false }
                     items = items.dropFirst(read.count)
@@ -309,6 +350,8 @@ extension CredentialStorage {
         }
         while let chunk = try first.next() {
             switch chunk {
+            case .revocations(let statements):
+                guard statements.allSatisfy(\.verifies) else { throw BundleFormat.invalid("a revocation's signature does not verify") }
             case .items(let items): for item in items { try check(item.stamp) }
             case .defaults(let defaults): for choice in defaults { try check(choice.stamp) }
             }
@@ -349,8 +392,15 @@ extension CredentialStorage {
             var report = ImportReport()
             report.clocksAhead = acceptance.clocksAheadNames
             var merged = 0
+            // A bundle that relays its own signer's revocation merges nothing more of that signer's.
+            var signerRevoked = false
             while let chunk = try stream.next() {
                 switch chunk {
+                case .revocations(let statements):
+                    report.revocations = try mutation.applyRevocations(statements, device: device)
+                    signerRevoked = report.revocations.contains { $0.key == metadata.signer }
+                case .items where signerRevoked, .defaults where signerRevoked:
+                    continue
                 case .items(let chunkItems):
                     // Every table an import writes is keyed by blind indexes, which scatter the
                     // bundle's order at random: merged in key order instead (chunk by chunk),
@@ -427,9 +477,10 @@ extension CredentialStorage {
             }
             if let signer = metadata.signer, signer != device.publicKey {
                 let index = keys.trustedKeyIndex(signer)
-                if let sealed = try mutation.transaction.trustedDevice(keyIndex: index), let record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed) {
-                    try mutation.transaction.addTrustedDevice(
-                        keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(signer, trusted: record.trusted, lastMerged: clock.now()))
+                if !signerRevoked, let sealed = try mutation.transaction.trustedDevice(keyIndex: index),
+                   var record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed), record.isTrusted {
+                    record.lastMerged = clock.now()
+                    try mutation.transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedDevice(record))
                 }
             }
             progress?(total, total)
@@ -480,11 +531,18 @@ extension CredentialStorage {
         return StalePeer(lastMerged: keys.decryptTrustedDevice(keyIndex: index, sealed: sealed)?.lastMerged, now: now)
     }
 
-    /// Refuses a bundle signed by a device this store does not trust (its own is trusted).
+    /// Refuses a bundle signed by a device this store does not trust (its own is trusted), or
+    /// has revoked, saying which and by whom.
     private static func checkTrust(_ signer: DeviceKey, device: DeviceIdentity, keys: StoreKeyring, in transaction: any CredentialRepositoryReading) throws {
         guard signer != device.publicKey else { return }
         let index = keys.trustedKeyIndex(signer)
-        guard let sealed = try transaction.trustedDevice(keyIndex: index), keys.decryptTrustedKey(keyIndex: index, sealed: sealed) == signer else {
+        let record = try transaction.trustedDevice(keyIndex: index).flatMap { keys.decryptTrustedDevice(keyIndex: index, sealed: $0) }
+        if let revocation = record?.revocation {
+            let by = revocation.revoker == device.publicKey ? "this store" : "\(revocation.revoker)"
+            throw CredentialStorageError(.bundleNotForThisStore,
+                "the bundle is signed by a revoked device (\(signer), revoked by \(by) on \(DeviceRevocation(revocation).revoked.formatted(.iso8601)))")
+        }
+        guard record?.publicKey == signer else {
             throw CredentialStorageError(.bundleNotForThisStore,
                 "the bundle is signed by a device this store does not trust (\(signer))")
         }

@@ -118,7 +118,7 @@ struct SyncLedger {
         try transaction.setDevice(renewed.sealed(keys: keys))
         let index = keys.trustedKeyIndex(identity.publicKey)
         if try transaction.trustedDevice(keyIndex: index) == nil {
-            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedKey(identity.publicKey, trusted: clock.now()))
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedDevice(TrustedDeviceRecord(publicKey: identity.publicKey, trusted: clock.now())))
         }
         return (renewed, identity)
     }

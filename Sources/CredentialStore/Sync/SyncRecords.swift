@@ -116,41 +116,61 @@ extension StoreKeyring {
         blindIndex(.trustedKey, publicKey.bytes)
     }
 
-    /// Encrypts a trusted device's key with when it was trusted and when its last bundle was merged
-    /// (milliseconds; nil unknown or never). The times sit inside the sealed value, so the table
-    /// seal, which covers that value, covers them too.
-    func encryptTrustedKey(_ publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil) -> [UInt8] {
-        var plain = ByteWriter(capacity: 48)
-        plain.append(raw: publicKey.bytes)
-        plain.append(trusted ?? 0)
-        plain.append(lastMerged ?? 0)
-        return encrypt(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(publicKey).bytes)
+    /// Encrypts a trusted device's row: its key, when it was trusted and when its last bundle was
+    /// merged (milliseconds; nil unknown or never), and the statement that revoked it, if one did.
+    /// It all sits inside the sealed value, so the table seal, which covers that value, covers it too.
+    func encryptTrustedDevice(_ record: TrustedDeviceRecord) -> [UInt8] {
+        var plain = ByteWriter(capacity: 48 + RevocationStatement.encodedBytes)
+        plain.append(raw: record.publicKey.bytes)
+        plain.append(record.trusted ?? 0)
+        plain.append(record.lastMerged ?? 0)
+        record.revocation?.write(to: &plain)
+        return encrypt(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(record.publicKey).bytes)
     }
 
-    /// A trusted device's row opened: its key and times. Rows written before the times were kept
-    /// hold the key alone.
+    /// A trusted device's row opened. Rows written before the times were kept hold the key alone;
+    /// rows written before revocations travelled end after the times.
     func decryptTrustedDevice(keyIndex: BlindIndex, sealed: [UInt8]) -> TrustedDeviceRecord? {
         let record = decrypt(sealed, ad: [SyncField.trustedKey.rawValue] + keyIndex.bytes) { plain -> TrustedDeviceRecord? in
             var reader = ByteReader(plain)
             guard let key = try? DeviceKey(bytes: Array(reader.readRaw(count: Sodium.signPublicKeyBytes))) else { return nil }
-            if reader.isAtEnd { return TrustedDeviceRecord(publicKey: key, trusted: nil, lastMerged: nil) }
-            guard let trusted = try? reader.readInt64(), let merged = try? reader.readInt64(), reader.isAtEnd else { return nil }
-            return TrustedDeviceRecord(publicKey: key, trusted: trusted > 0 ? trusted : nil, lastMerged: merged > 0 ? merged : nil)
+            if reader.isAtEnd { return TrustedDeviceRecord(publicKey: key) }
+            guard let trusted = try? reader.readInt64(), let merged = try? reader.readInt64() else { return nil }
+            var record = TrustedDeviceRecord(publicKey: key, trusted: trusted > 0 ? trusted : nil, lastMerged: merged > 0 ? merged : nil)
+            if !reader.isAtEnd {
+                guard let revocation = try? RevocationStatement.read(from: &reader), revocation.revoked == key else { return nil }
+                record.revocation = revocation
+            }
+            return reader.isAtEnd ? record : nil
         } ?? nil
         guard let record, trustedKeyIndex(record.publicKey) == keyIndex else { return nil }
         return record
     }
 
+    /// The key of a device this store trusts now: nil for a revoked device's row.
     func decryptTrustedKey(keyIndex: BlindIndex, sealed: [UInt8]) -> DeviceKey? {
-        decryptTrustedDevice(keyIndex: keyIndex, sealed: sealed)?.publicKey
+        guard let record = decryptTrustedDevice(keyIndex: keyIndex, sealed: sealed), record.revocation == nil else { return nil }
+        return record.publicKey
     }
 }
 
-/// A trusted device as its sealed row holds it.
+/// A device's row in the trusted devices table: a trusted device, or a revoked one (which the row
+/// keeps so its revocation travels on and its bundles stay refused).
 struct TrustedDeviceRecord: Hashable, Sendable {
     var publicKey: DeviceKey
     var trusted: Int64?
     var lastMerged: Int64?
+    /// The statement that revoked the device; nil while it is trusted.
+    var revocation: RevocationStatement?
+
+    init(publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil, revocation: RevocationStatement? = nil) {
+        self.publicKey = publicKey
+        self.trusted = trusted
+        self.lastMerged = lastMerged
+        self.revocation = revocation
+    }
+
+    var isTrusted: Bool { revocation == nil }
 }
 
 extension [UInt8] {

@@ -74,10 +74,11 @@ struct DeviceCommand: ParsableCommand {
         }
     }
 
-    /// `credstore device list`: the trusted devices, when each was trusted and last merged.
+    /// `credstore device list`: the trusted devices, when each was trusted and last merged, then
+    /// the revoked ones, by whom and when.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the devices this store trusts: key, when trusted, when a bundle of theirs was last merged.")
+            abstract: "List the devices this store trusts (key, when trusted, when a bundle of theirs was last merged), then the revoked ones (by whom, when).")
 
         @OptionGroup var global: GlobalOptions
 
@@ -85,15 +86,29 @@ struct DeviceCommand: ParsableCommand {
             let console = Console.current
             let storage = try global.location(in: console).openExisting(console, orFail: CommandFailure(.notFound, "there is no store here, so no device is trusted; `credstore device trust` makes one"))
             let devices = try storage.trustedDeviceDetails()
+            let revoked = try storage.revokedDevices()
+            let thisDevice = try storage.deviceKey
+            func revoker(_ revocation: DeviceRevocation) -> String {
+                revocation.revokedBy == thisDevice ? "this device" : revocation.revokedBy.description
+            }
             if global.json {
-                console.output.write(JSONValue.array(devices.map { device in
-                    .object([
-                        ("publicKey", .string(device.key.description)),
+                let trusted = devices.map { device in
+                    JSONValue.object([
+                        ("publicKey", .string(device.key.description)), ("status", .string("trusted")),
                         ("trusted", .string(device.trusted.map(Describe.timestamp))),
                         ("lastMerged", .string(device.lastMerged.map(Describe.timestamp))),
                     ])
-                }).rendered + "\n")
-            } else if devices.isEmpty {
+                }
+                let revokedRows = revoked.map { revocation in
+                    JSONValue.object([
+                        ("publicKey", .string(revocation.key.description)), ("status", .string("revoked")),
+                        ("revokedBy", .string(revocation.revokedBy.description)), ("revoked", .string(Describe.timestamp(revocation.revoked))),
+                    ])
+                }
+                console.output.write(JSONValue.array(trusted + revokedRows).rendered + "\n")
+                return
+            }
+            if devices.isEmpty {
                 console.output.write("No trusted devices\n")
             } else {
                 var table = Table(header: ["KEY", "TRUSTED", "LAST MERGED"])
@@ -104,6 +119,13 @@ struct DeviceCommand: ParsableCommand {
                     ])
                 }
                 console.output.write(table.rendered)
+            }
+            if !revoked.isEmpty {
+                var table = Table(header: ["REVOKED KEY", "REVOKED BY", "WHEN"])
+                for revocation in revoked {
+                    table.rows.append([revocation.key.description, revoker(revocation), Describe.timestamp(revocation.revoked)])
+                }
+                console.output.write("\n" + table.rendered)
             }
         }
     }
@@ -129,7 +151,7 @@ struct DeviceCommand: ParsableCommand {
             let storage = try global.location(in: console).openExisting(console, orFail: CommandFailure(.notFound, "there is no store here, so no device is trusted; `credstore device trust` makes one"))
             try storage.untrustDevice(deviceKey)
             if !global.json {
-                console.output.write("Untrusted \(deviceKey)\nIt keeps what it already received: change the synchronizable passwords it could read if it was lost.\n")
+                console.output.write("Untrusted \(deviceKey)\nThe revocation travels with this store's next `credstore sync`: every device that trusts this one stops sealing to it on its own next sync.\nIt keeps what it already received: change the synchronizable passwords it could read if it was lost.\n")
             }
         }
     }

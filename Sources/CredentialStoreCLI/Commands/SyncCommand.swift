@@ -87,7 +87,7 @@ struct SyncCommand: ParsableCommand {
                 total.unchanged += report.unchanged
                 total.conflicts += report.conflicts
                 merged.append((name, report))
-                notes += SyncReportNotes.lines(report, bundle: name)
+                notes += SyncReportNotes.lines(report, bundle: name, thisDevice: try storage.deviceKey)
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
                 skipped.append((name, error.messageWithAdvice(command: "sync", thisDevice: try storage.deviceKey, bundle: url.path)))
             } catch let error as CredentialStorageError where [.tamperDetected, .corrupt, .io, .permissionsTooOpen].contains(error.code) {

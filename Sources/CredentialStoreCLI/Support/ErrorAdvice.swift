@@ -52,6 +52,12 @@ extension CredentialStorageError {
     ///   of a device no longer trusted here is then a retired device's, which the note says how
     ///   to clear away.
     func messageWithAdvice(command: String?, thisDevice: DeviceKey? = nil, bundle: String? = nil) -> String {
+        if code == .bundleNotForThisStore, namesRevokedSigner {
+            // A revocation is undone only on purpose, machine by machine.
+            var advice = "its bundles stay refused; only `credstore device trust` with that key, run here, brings it back"
+            if let bundle { advice += "; if the device is retired, delete \(bundle)" }
+            return message + "; " + advice
+        }
         if code == .bundleNotForThisStore, namesUntrustedSigner {
             // The fix is here, not on the other machine: the library's message names the signer's key.
             var advice = "if that device is yours, run `credstore device trust` with that key here, then `credstore \(command ?? "import")` again"
@@ -128,4 +134,5 @@ extension CredentialStorageError {
     /// the second is fixed on the machine that wrote the bundle. SyncCommandTests and
     /// ExitCodesTests read both messages from real bundles, so a change of wording fails them.
     private var namesUntrustedSigner: Bool { message.contains("signed by a device this store does not trust") }
+    private var namesRevokedSigner: Bool { message.contains("signed by a revoked device") }
 }

@@ -170,12 +170,15 @@ struct SyncCommandTests {
         let table = try fleet.machines[0].run(["device", "list"] + fleet.machines[0].storeArguments)
         #expect(table.status == 0 && table.stdout.hasPrefix("KEY") && table.stdout.contains(lost), "\(table.stdout)")
 
-        // Machine 2 is lost: the other two untrust it.
+        // Machine 2 is lost: the other two untrust it; each lists it as revoked by itself.
         for index in [0, 1] {
             let untrusted = try fleet.machines[index].run(["device", "untrust", lost] + fleet.machines[index].storeArguments)
             #expect(untrusted.status == 0, "\(untrusted.stderr)")
             let after = try fleet.machines[index].run(["device", "list", "--json"] + fleet.machines[index].storeArguments)
-            #expect(!after.stdout.contains(lost))
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [[String: Any]])
+            let row = rows.first { $0["publicKey"] as? String == lost }
+            #expect(row?["status"] as? String == "revoked", "\(after.stdout)")
+            #expect(row?["revokedBy"] as? String == (try fleet.publicKey(index)), "\(after.stdout)")
         }
         let again = try fleet.machines[0].run(["device", "untrust", lost] + fleet.machines[0].storeArguments)
         #expect(again.status == 1 && again.stderrIsOneErrorLine, "\(again.stderr)")
@@ -197,12 +200,12 @@ struct SyncCommandTests {
         _ = try fleet.machines[2].run(["sync", fleet.shared.path] + fleet.machines[2].storeArguments)
         for index in [0, 1] {
             let merged = try fleet.machines[index].run(["sync", fleet.shared.path] + fleet.machines[index].storeArguments)
-            #expect(merged.status == 0 && merged.stderr.contains("does not trust"), "\(merged.stderr)")
+            #expect(merged.status == 0 && merged.stderr.contains("signed by a revoked device"), "\(merged.stderr)")
             #expect(try fleet.passwords(index, url, users: ["mallory"]).isEmpty)
         }
         let lostID = try #require(try jsonObject(fleet.machines[2].run(["device", "show", "--json"] + fleet.machines[2].storeArguments).stdout)["deviceId"] as? String)
         let direct = try fleet.machines[0].run(["import", fleet.shared.appendingPathComponent("\(lostID).csbundle").path] + fleet.machines[0].storeArguments)
-        #expect(direct.status == 77 && direct.stderr.contains("does not trust"), "\(direct.stderr)")
+        #expect(direct.status == 77 && direct.stderr.contains("signed by a revoked device"), "\(direct.stderr)")
     }
 
     // MARK: Issue 14, point 6: a skipped bundle's note says on which machine the fix is

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import CredentialStore
+import CredentialStoreCore
+import CredentialStoreCrypto
+import CredentialStoreTestSupport
+
+/// docs/sync-format.md, "Revocation": an untrust made on one machine reaches every machine that
+/// trusts it, through the bundles, and the revoked device reads nothing written after it.
+@Suite struct SyncRevocationTests {
+    let space = ProtectionSpace(host: "vault.example.com", port: 443, protocol: "https", realm: nil)
+
+    /// Three machines that trust one another and share one folder, as `credstore sync` uses it.
+    final class Fleet {
+        let a: SyncPeer, b: SyncPeer, c: SyncPeer
+        let folder: TemporaryStore
+
+        init() throws {
+            (a, b, c) = (try SyncPeer(), try SyncPeer(), try SyncPeer())
+            folder = try TemporaryStore()
+            try FileManager.default.createDirectory(at: folder.directory, withIntermediateDirectories: true)
+            try trust([a, b, c], [a, b, c])
+        }
+
+        /// One `sync` of `peer`: merges every other bundle in the folder it can (skipping, as
+        /// sync does, what is not for it), then writes its own, sealed to what it trusts.
+        @discardableResult
+        func sync(_ peer: SyncPeer) throws -> [ImportReport] {
+            let own = try peer.storage.deviceID + ".csbundle"
+            var reports: [ImportReport] = []
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.directory.path).sorted() where name.hasSuffix(".csbundle") && name != own {
+                do {
+                    reports.append(try peer.storage.importBundle(from: folder.directory.appendingPathComponent(name)))
+                } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore {
+                    continue
+                }
+            }
+            try peer.storage.exportSynchronizable(
+                to: folder.directory.appendingPathComponent(own),
+                protection: .recipients(try peer.storage.trustedDeviceKeys() + [peer.storage.deviceKey]))
+            return reports
+        }
+
+        /// The bundle `writer` last wrote to the folder.
+        func bundle(of writer: SyncPeer) throws -> URL {
+            folder.directory.appendingPathComponent(try writer.storage.deviceID + ".csbundle")
+        }
+    }
+
+    @Test func anUntrustOnOneMachineReachesTheFleetAndTheRevokedDeviceReadsNothingNew() throws {
+        let fleet = try Fleet()
+        let (a, b, c) = (fleet.a, fleet.b, fleet.c)
+        try a.storage.set(sync("alice", "before"), for: space)
+        for peer in [a, b, c, a, b, c] { try fleet.sync(peer) }
+        #expect(try c.storage.credentials(for: space)["alice"]?.password == "before")
+
+        try a.storage.untrustDevice(try c.publicKey)
+        try a.storage.set(sync("bob", "after the untrust"), for: space)
+        try fleet.sync(a)
+        let bReports = try fleet.sync(b)
+        try fleet.sync(c)
+        try fleet.sync(c)
+
+        // B applied A's statement: it no longer trusts C, and says who revoked it.
+        #expect(try !b.storage.trustedDeviceKeys().contains(try c.publicKey))
+        let revoked = try #require(try b.storage.revokedDevices().first)
+        #expect(revoked.key == (try c.publicKey))
+        #expect(revoked.revokedBy == (try a.publicKey))
+        #expect(bReports.flatMap(\.revocations).map(\.key) == [try c.publicKey])
+        #expect(try b.storage.credentials(for: space)["bob"]?.password == "after the untrust")
+        // C can open neither A's nor B's bundle, and never learnt bob's password.
+        for writer in [a, b] {
+            #expect {
+                try c.storage.importBundle(from: try fleet.bundle(of: writer))
+            } throws: { ($0 as? CredentialStorageError)?.code == .bundleNotForThisStore }
+        }
+        #expect(try c.storage.credentials(for: space)["bob"] == nil)
+    }
+
+    @Test func aRevocationTravelsOnWithoutItsAuthor() throws {
+        // A revokes C and syncs once, then is gone for good: B relays the statement to D, which
+        // trusts A but has never merged A's bundle since the untrust.
+        let fleet = try Fleet()
+        let d = try SyncPeer()
+        try trust([d], [fleet.a, fleet.b, fleet.c])
+        try trust([fleet.a, fleet.b, fleet.c], [d])
+        try fleet.a.storage.untrustDevice(try fleet.c.publicKey)
+        try fleet.sync(fleet.a)
+        try fleet.sync(fleet.b)
+        try FileManager.default.removeItem(at: try fleet.bundle(of: fleet.a))
+        try fleet.sync(d)
+        #expect(try d.storage.revokedDevices().map(\.key) == [try fleet.c.publicKey])
+        #expect(try d.storage.revokedDevices().map(\.revokedBy) == [try fleet.a.publicKey])
+    }
+
+    @Test func aRevokedDeviceCannotReadmitItselfNorRevokeOthers() throws {
+        let fleet = try Fleet()
+        let (a, b, c) = (fleet.a, fleet.b, fleet.c)
+        try a.storage.untrustDevice(try c.publicKey)
+        try fleet.sync(a)
+        try fleet.sync(b)
+        // C, revoked, revokes B and writes a bundle sealed to everyone it knows.
+        try c.storage.untrustDevice(try b.publicKey)
+        try c.storage.set(sync("mallory", "from the revoked device"), for: space)
+        let fromC = try c.export(to: [a, b, c])
+        for peer in [a, b] {
+            #expect {
+                try peer.storage.importBundle(from: fromC)
+            } throws: { ($0 as? CredentialStorageError)?.code == .bundleNotForThisStore && "\($0)".contains("revoked") }
+        }
+        // Nor does C's statement travel: B refused C's bundle, so it has nothing of it to relay.
+        try fleet.sync(b)
+        try fleet.sync(a)
+        #expect(try a.storage.trustedDeviceKeys().contains(try b.publicKey))
+        #expect(try a.storage.credentials(for: space)["mallory"] == nil)
+    }
+
+    @Test func aLocalTrustBringsTheDeviceBackHereOnly() throws {
+        let fleet = try Fleet()
+        let (a, b, c) = (fleet.a, fleet.b, fleet.c)
+        try a.storage.untrustDevice(try c.publicKey)
+        try fleet.sync(a)
+        try fleet.sync(b)
+        #expect(try !b.storage.trustedDeviceKeys().contains(try c.publicKey))
+
+        // B trusts C again: A's older statement, still in A's bundle, does not revoke it anew.
+        try b.storage.trustDevice(try c.publicKey)
+        try b.storage.set(sync("carol", "for b and c"), for: space)
+        try fleet.sync(b)
+        try fleet.sync(b)
+        try fleet.sync(c)
+        #expect(try b.storage.trustedDeviceKeys().contains(try c.publicKey))
+        #expect(try b.storage.revokedDevices().isEmpty)
+        #expect(try c.storage.credentials(for: space)["carol"]?.password == "for b and c")
+        // A still refuses C: only A's own trust brings C back there.
+        #expect(try a.storage.revokedDevices().map(\.key) == [try c.publicKey])
+    }
+
+    @Test func aStatementWhoseSignatureDoesNotVerifyRefusesTheBundle() throws {
+        let fleet = try Fleet()
+        let (a, b, c) = (fleet.a, fleet.b, fleet.c)
+        // B writes a bundle claiming that A revoked C, with a signature that is not A's.
+        let identity = try b.storage.deviceIdentity()
+        var forged = RevocationStatement(revoking: try c.publicKey, by: identity, at: SystemClock().now())
+        forged.revoker = try a.publicKey
+        let contents = BundleContents(
+            senderDevice: identity.deviceID, signer: identity.publicKey, created: SystemClock().now(), items: [], defaults: [], revocations: [forged])
+        let url = b.file("forged.csbundle")
+        try Data(try BundleFormat.write(contents, protection: .recipients([try c.publicKey]), signer: identity)).write(to: url)
+        #expect { try c.storage.importBundle(from: url) } throws: { ($0 as? CredentialStorageError)?.code == .invalidBundle }
+        #expect(try c.storage.trustedDeviceKeys().contains(try a.publicKey))
+        #expect(try c.storage.revokedDevices().isEmpty)
+    }
+
+    @Test func revocationsSurviveARekeyAndAVerify() throws {
+        let fleet = try Fleet()
+        try fleet.a.storage.untrustDevice(try fleet.c.publicKey)
+        try fleet.a.storage.rekey()
+        #expect(try fleet.a.storage.revokedDevices().map(\.key) == [try fleet.c.publicKey])
+        #expect(try fleet.a.storage.verify().problems.isEmpty)
+        // A quiet export after the revocation leaves the bundle as it was.
+        try fleet.sync(fleet.a)
+        let before = try Data(contentsOf: try fleet.bundle(of: fleet.a))
+        try fleet.sync(fleet.a)
+        #expect(try Data(contentsOf: try fleet.bundle(of: fleet.a)) == before)
+    }
+}
