@@ -19,6 +19,12 @@ extension StoreKeyring {
     /// The associated-data field of a kept version (after the credentials' and the sync tables').
     private static let keptVersionField: UInt8 = 11
 
+    /// Leads a kept version of a credential that was outside sync (a permanent one the fleet's value
+    /// replaced), followed by a byte for its tier: where a synchronizable version's space length
+    /// starts, which is never negative, so versions kept before are read as they were.
+    private static let tierMarker: Int64 = -1
+    private static let permanentTier: UInt8 = 1
+
     private func keptVersionAD(spaceIndex: BlindIndex, userIndex: BlindIndex, kept: Int64) -> [UInt8] {
         var writer = ByteWriter(capacity: 48)
         writer.append(Self.keptVersionField)
@@ -31,6 +37,10 @@ extension StoreKeyring {
     func encrypt(_ state: KeptVersionState, spaceIndex: BlindIndex, userIndex: BlindIndex) -> SealedKeptVersion {
         var plain = ByteWriter(capacity: 160)
         defer { plain.wipe() }
+        if state.credential.persistence == .permanent {
+            plain.append(Self.tierMarker)
+            plain.append(Self.permanentTier)
+        }
         plain.append(raw: state.space.canonicalEncoding.lengthPrefixed)
         state.stamp.write(to: &plain)
         state.winner.write(to: &plain)
@@ -48,11 +58,18 @@ extension StoreKeyring {
         decrypt(row.sealedVersion, ad: keptVersionAD(spaceIndex: row.spaceIndex, userIndex: row.userIndex, kept: row.kept), visiting: { plain in
             var reader = ByteReader(plain)
             defer { reader.wipe() }
+            var persistence = Persistence.synchronizable
+            var probe = reader
+            if (try? probe.readInt64()) == Self.tierMarker {
+                guard (try? probe.readByte()) == Self.permanentTier else { return }
+                persistence = .permanent
+                reader = probe
+            }
             guard let space = try? reader.readLengthPrefixedSpace(),
                   let stamp = try? HybridTimestamp.read(from: &reader), let winner = try? HybridTimestamp.read(from: &reader),
                   let user = try? reader.readString(), let password = try? reader.readString()
             else { return }
-            var credential = Credential(user: user, password: password, persistence: .synchronizable)
+            var credential = Credential(user: user, password: password, persistence: persistence)
             guard reader.isAtEnd || (try? Self.readDetails(into: &credential, from: &reader)) != nil else { return }
             opened = KeptVersionState(space: space, credential: credential, stamp: stamp, winner: winner, kept: row.kept)
         })

@@ -68,8 +68,21 @@ extension Mutation {
         if stored == credential, sessionCredential == nil { return .unchanged }
         if sessionCredential != nil { session.remove(user: remote.user, in: space) }
         let now = clock.now()
+        // The value that loses: a concurrent edit's, or one kept outside sync here (a permanent
+        // credential, made here or moved out of sync) that the fleet's newer value replaces.
+        var loser: (credential: Credential, stamp: HybridTimestamp)?
         if let lost, let stored, stored != credential {
-            try keep(KeptVersionState(space: space, credential: stored, stamp: lost, winner: remote.stamp, kept: now),
+            loser = (stored, lost)
+        } else if let row, var stored, row.persistence != .synchronizable {
+            let kept = stored
+            stored.persistence = .synchronizable
+            // The same value arriving in sync loses nothing; the tier alone is the fleet's.
+            if stored != credential {
+                loser = (kept, local?.stamp ?? HybridTimestamp(wall: row.modified, counter: 0, device: concurrency?.device ?? writer))
+            }
+        }
+        if let loser {
+            try keep(KeptVersionState(space: space, credential: loser.credential, stamp: loser.stamp, winner: remote.stamp, kept: now),
                      spaceIndex: spaceIndex, userIndex: userIndex)
         }
         try transaction.upsert(keys.encrypt(
@@ -77,7 +90,7 @@ extension Mutation {
         let existed = stored != nil || sessionCredential != nil
         try log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
         announce(existed ? .updated : .added, space, remote.user, .synchronizable)
-        if lost != nil, let stored, stored != credential { noteConflict(space, remote.user, kept: true) }
+        if loser != nil { noteConflict(space, remote.user, kept: true) }
         return existed ? .updated : .added
     }
 

@@ -85,6 +85,50 @@ import CredentialStoreTestSupport
         #expect(try laptop.storage.verify().isSound)
     }
 
+    @Test func aPermanentCredentialThatASynchronizableOneReplacesIsKeptAndReported() throws {
+        // The laptop keeps alice outside sync; the desktop stores alice for the fleet.
+        try laptop.storage.set(Credential(user: "alice", password: "laptop only", persistence: .permanent), for: space)
+        later()
+        try desktop.storage.set(sync("alice", "for the fleet"), for: space)
+
+        let report = try send(desktop, to: laptop)
+        #expect(report.conflicts == [SyncConflict(space: space, user: "alice", kept: true)])
+        #expect(try password(laptop) == "for the fleet", "every machine holds the fleet's value")
+        let kept = try laptop.storage.keptVersions(of: "alice", in: space)
+        #expect(kept.map(\.credential.password) == ["laptop only"])
+        #expect(kept.first?.credential.persistence == .permanent, "kept as it was: never in a bundle")
+        // The kept permanent value never leaves the laptop.
+        let back = try laptop.export(to: [desktop])
+        #expect(try desktop.decode(back).items.compactMap(\.password) == ["for the fleet"])
+    }
+
+    @Test func aMoveOutOfSyncThatLosesToAConcurrentEditKeepsTheMovedValue() throws {
+        try laptop.storage.set(sync("alice", "shared"), for: space)
+        try send(laptop, to: desktop)
+        later()
+        // The laptop takes alice out of sync with a value of its own; the desktop, which has not
+        // merged that yet, edits alice a second later.
+        try laptop.storage.set(Credential(user: "alice", password: "mine alone", persistence: .permanent), for: space, options: .removeSynchronizable)
+        later()
+        try desktop.storage.set(sync("alice", "edited on the desktop"), for: space)
+
+        let report = try send(desktop, to: laptop)
+        #expect(report.conflicts == [SyncConflict(space: space, user: "alice", kept: true)])
+        #expect(try password(laptop) == "edited on the desktop")
+        #expect(try laptop.storage.keptVersions(of: "alice", in: space).map(\.credential.password) == ["mine alone"])
+        #expect(try send(laptop, to: desktop).conflicts.isEmpty)
+        #expect(try password(desktop) == "edited on the desktop")
+    }
+
+    @Test func theSameValueArrivingInSyncIsNoConflict() throws {
+        try laptop.storage.set(Credential(user: "alice", password: "same", persistence: .permanent), for: space)
+        later()
+        try desktop.storage.set(sync("alice", "same"), for: space)
+        let report = try send(desktop, to: laptop)
+        #expect(report.conflicts.isEmpty)
+        #expect(try laptop.storage.keptVersions(of: "alice", in: space).isEmpty)
+    }
+
     @Test func anEditOfA23HourSlowMachineThatLosesToAnEarlierOneIsKept() throws {
         let hour: Int64 = 3600 * 1000
         // The desktop's clock is right; the laptop's is 23 hours slow. The desktop edits first.
