@@ -61,6 +61,8 @@ extension StoreKeyring {
             var credential = Credential(user: user, password: password, persistence: row.persistence)
             // A row written before credentials had details ends here.
             guard reader.isAtEnd || (try? Self.readDetails(into: &credential, from: &reader)) != nil else { return }
+            // An expiry outside the range every write checks is not one credstore wrote.
+            guard credential.hasExpiryInRange else { return }
             opened = credential
         })
         guard let opened else { throw Self.tampered }

@@ -70,7 +70,7 @@ extension StoreKeyring {
                   let user = try? reader.readString(), let password = try? reader.readString()
             else { return }
             var credential = Credential(user: user, password: password, persistence: persistence)
-            guard reader.isAtEnd || (try? Self.readDetails(into: &credential, from: &reader)) != nil else { return }
+            guard reader.isAtEnd || (try? Self.readDetails(into: &credential, from: &reader)) != nil, credential.hasExpiryInRange else { return }
             opened = KeptVersionState(space: space, credential: credential, stamp: stamp, winner: winner, kept: row.kept)
         })
         guard let opened, spaceIndex(opened.space) == row.spaceIndex,

@@ -163,7 +163,7 @@ package enum Describe {
     }
 
     /// 9999-12-31T23:59:59Z in seconds since 1970: the latest time credstore stores or prints.
-    package static let latestExpiry: Int64 = 253_402_300_799
+    package static let latestExpiry: Int64 = Credential.expiryRange.upperBound
 
     private static func pad(_ value: Int, _ width: Int = 2) -> String {
         let digits = String(value)

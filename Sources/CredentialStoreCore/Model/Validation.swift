@@ -75,6 +75,9 @@ extension Credential {
     package static let maximumAttributeNameBytes = 1024
     /// The most attributes one credential carries.
     package static let maximumAttributeCount = 256
+    /// Every expiry credstore keeps, in seconds since 1970: 1970-01-01T00:00:00Z through
+    /// 9999-12-31T23:59:59Z, a range every date conversion and every calendar reaches.
+    package static let expiryRange: ClosedRange<Int64> = 0...253_402_300_799
 
     /// Checks the fields beyond user and password: refresh token, label, attribute names and
     /// values are single lines; a comment may hold line breaks but no NUL; an attribute name is
@@ -82,7 +85,15 @@ extension Credential {
     /// them with the password fit in one sync bundle item, as the password alone must.
     ///
     /// - Throws: ``CredentialStorageError/Code/invalidInput``, naming the field, never its value.
+    /// Whether the expiry, if any, is within ``expiryRange``.
+    package var hasExpiryInRange: Bool {
+        expiresEpochSeconds.map(Self.expiryRange.contains) ?? true
+    }
+
     package func validateDetails() throws {
+        if !hasExpiryInRange {
+            throw CredentialStorageError(.invalidInput, "the expiry is outside 1970-01-01T00:00:00Z through 9999-12-31T23:59:59Z; it was refused")
+        }
         if let refreshToken { try FieldRules.checkLineSafe(refreshToken, field: "refresh token") }
         if let label {
             try FieldRules.checkLineSafe(label, field: "label")

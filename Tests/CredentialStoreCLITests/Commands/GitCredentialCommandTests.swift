@@ -268,4 +268,19 @@ struct GitCredentialCommandTests {
         #expect(!refilled.stdout.contains("password=first"))
         #expect(try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout == "[]\n")
     }
+
+    @Test func anExpiryOutsideTheStoredRangeIsRefusedAndEveryListingStillAnswers() throws {
+        let sandbox = try Sandbox()
+        for expiry in ["9223372036854775807", "253402300800", "92233720368547758"] {
+            let stored = try sandbox.run(["git-credential", "store"] + sandbox.storeArguments, stdin: "protocol=https\nhost=github.com\nusername=alice\npassword=x\npassword_expiry_utc=\(expiry)\n\n")
+            #expect(stored.status == 65 && stored.stderr.contains("outside 1970-01-01T00:00:00Z through 9999-12-31T23:59:59Z"), "\(expiry): \(stored.stderr)")
+        }
+        let inRange = try sandbox.run(["git-credential", "store"] + sandbox.storeArguments, stdin: "protocol=https\nhost=github.com\nusername=alice\npassword=x\npassword_expiry_utc=253402300799\n\n")
+        #expect(inRange.status == 0, "\(inRange.stderr)")
+        for listing in [["list"], ["list", "--json"], ["search", "--host", "github.com"], ["get", "https://github.com", "--json"]] {
+            let result = try sandbox.run(listing + sandbox.storeArguments)
+            #expect(result.status == 0, "\(listing): \(result.stderr)")
+        }
+        #expect(try sandbox.run(["list"] + sandbox.storeArguments).stdout.contains("9999-12-31T23:59:59Z"))
+    }
 }
