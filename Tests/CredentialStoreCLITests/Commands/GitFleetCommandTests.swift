@@ -86,15 +86,20 @@ struct GitFleetCommandTests {
             return got.status == 0 ? String(got.stdout.dropLast()) : nil
         }
 
-        func publicKey(_ index: Int) throws -> String {
-            #expect(try credstore(index, ["init"]).status == 0)
+        /// Machine `index`'s device key and id, as `credstore device show --json` gives them.
+        func device(_ index: Int) throws -> (key: String, id: String) {
             let shown = try credstore(index, ["device", "show", "--json"])
             #expect(shown.status == 0, "device show on \(name(index)) failed: \(shown.stderr)")
-            return try #require(try jsonObject(shown.stdout)["publicKey"] as? String)
+            let object = try jsonObject(shown.stdout)
+            return (try #require(object["publicKey"] as? String), try #require(object["deviceId"] as? String))
         }
 
         func trustEachOther() throws {
-            let keys = try machines.indices.map(publicKey)
+            let keys = try machines.indices.map { index in
+                let made = try credstore(index, ["init"])
+                #expect(made.status == 0, "init on \(name(index)) failed: \(made.stderr)")
+                return try device(index).key
+            }
             for index in machines.indices {
                 for (other, key) in keys.enumerated() where other != index {
                     let trusted = try credstore(index, ["device", "trust", key])
@@ -284,6 +289,49 @@ struct GitFleetCommandTests {
         for index in 0..<3 {
             #expect(try fleet.password(index, url, user: "alice") == nil, "alice came back on \(fleet.name(index))")
             #expect(try fleet.password(index, url, user: "bob") == "pb", "bob is lost on \(fleet.name(index))")
+        }
+    }
+
+    // MARK: A revocation travels through the repository
+
+    /// A stops trusting C, then adds a password. The revocation reaches B through A's bundle, B
+    /// stops sealing to C as A has, and C reads nothing written after it.
+    @Test func aRevocationOnOneMachineTravelsThroughTheRepository() throws {
+        let fleet = try GitFleet(count: 3)
+        try fleet.trustEachOther()
+        try fleet.add(0, url, user: "alice", password: "pa")
+        try fleet.rounds([0, 1, 2, 0, 1, 2])
+        #expect(try fleet.password(2, url, user: "alice") == "pa", "C was one of the fleet")
+        let (a, b, c) = (try fleet.device(0), try fleet.device(1), try fleet.device(2))
+
+        let untrusted = try fleet.credstore(0, ["device", "untrust", c.key])
+        #expect(untrusted.status == 0, "\(untrusted.stderr)")
+        try fleet.add(0, url, user: "dave", password: "after-the-revocation")
+        // A, B, C in that order, then any order.
+        let rounds = try fleet.rounds([0, 1, 2, 1, 2, 0, 2])
+
+        #expect(try fleet.password(1, url, user: "dave") == "after-the-revocation", "B is still one of the fleet")
+        let got = try fleet.credstore(2, ["get", url, "--user", "dave"])
+        #expect(got.status == 1 && got.stderrIsOneErrorLine && !got.stdout.contains("after-the-revocation"),
+                "C reads what was written after it was revoked: status \(got.status), \(got.stdout) \(got.stderr)")
+        let skipped = try #require(rounds.last { $0.machine == 2 }?.round.report["skipped"] as? [String: String])
+        for (name, id) in [("A", a.id), ("B", b.id)] {
+            #expect(skipped["\(id).csbundle"]?.contains("not sealed to this store") == true,
+                    "\(name)'s bundle is still sealed to C: \(skipped)")
+        }
+
+        // B lists C as revoked, by A; A lists it as revoked by this device.
+        let listed = try fleet.credstore(1, ["device", "list", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let entry = try jsonArray(listed.stdout).first { $0["publicKey"] as? String == c.key }
+        #expect(entry?["status"] as? String == "revoked" && entry?["revokedBy"] as? String == a.key && entry?["revoked"] is String,
+                "B's device list: \(listed.stdout)")
+        for (index, revoker) in [(1, a.key), (0, "this device")] {
+            let table = try fleet.credstore(index, ["device", "list"])
+            let lines = table.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+            let heading = try #require(lines.firstIndex(of: "REVOKED KEY REVOKED BY WHEN"), "\(fleet.name(index)): \(table.stdout) \(table.stderr)")
+            #expect(lines[(heading + 1)...].contains { $0.hasPrefix("\(c.key) \(revoker) ") },
+                    "\(fleet.name(index)) does not list C as revoked by \(revoker): \(table.stdout)")
         }
     }
 }
