@@ -25,9 +25,15 @@ extension CredentialStorage {
     ///
     /// - Throws: `invalidInput` for a key-file store (it needs no unlock); `io` when the kernel
     ///   keyring is not available.
+    /// The longest an unlock lasts, in seconds: 365 days.
+    package static var maximumUnlockSeconds: UInt32 { SessionUnlock.maximumSeconds }
+
     package func keepUnlocked(forSeconds seconds: UInt32, in keyring: SessionKeyring) throws -> Date {
         guard keyHolder.protection == .passphrase else {
             throw CredentialStorageError(.invalidInput, "this store is unlocked by its key file; only a passphrase store is unlocked for a session")
+        }
+        guard (1...SessionUnlock.maximumSeconds).contains(seconds) else {
+            throw CredentialStorageError(.invalidInput, "an unlock lasts from 1 second to 365 days")
         }
         _ = try followRekey()
         let now = clock.now()

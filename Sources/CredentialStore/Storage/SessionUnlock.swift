@@ -15,6 +15,10 @@ enum SessionUnlock {
     private static let magic: [UInt8] = Array("CSU1".utf8)
     private static let payloadBytes = 4 + 8 + 8 + Sodium.aeadKeyBytes
 
+    /// The longest an unlock lasts: 365 days. The kernel's key timeout takes it, and a key read
+    /// back that claims to last longer (from now) was not written by an unlock.
+    static let maximumSeconds: UInt32 = 365 * 86_400
+
     static func description(storeID: [UInt8]) -> String {
         "credstore:" + storeID.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
@@ -55,6 +59,7 @@ enum SessionUnlock {
                 guard raw.count == payloadBytes, Array(raw[0..<4]) == magic else { return nil }
                 var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[4..<20]))
                 guard let generation = try? reader.readInt64(), let expires = try? reader.readInt64(), expires > now,
+                      expires - now <= Int64(maximumSeconds) * 1000 + 60_000,
                       let kek = try? SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[20...]))
                 else { return nil }
                 return Cached(kek: kek, keyGeneration: generation, expires: expires, serial: serial)

@@ -28,12 +28,12 @@ struct UnlockCommand: ParsableCommand {
         _ = try Self.seconds(timeout)
     }
 
-    /// A duration of whole days, hours, minutes or seconds, at least one second and at most a year.
+    /// A duration of whole days, hours, minutes or seconds, at least one second and at most 365 days.
     static func seconds(_ text: String) throws -> UInt32 {
         guard let total = DurationText.seconds(text), total > 0 else {
             throw ValidationError("--timeout takes a duration such as 90s, 15m, 8h or 1d")
         }
-        guard total <= 366 * 86_400 else { throw ValidationError("--timeout is at most a year") }
+        guard total <= Int(CredentialStorage.maximumUnlockSeconds) else { throw ValidationError("--timeout is at most 365 days (365d, 8760h)") }
         return UInt32(total)
     }
 

@@ -47,6 +47,18 @@ import Testing
         #expect(try sandbox.run(["status"] + sandbox.storeArguments).status == 1)
     }
 
+    @Test func aTimeoutBeyond365DaysIsRefusedBeforeAnythingIsKept() throws {
+        let sandbox = try passphraseStore()
+        for timeout in ["366d", "8761h", "31536001s", "0s"] {
+            let refused = try sandbox.run(["unlock", "--timeout", timeout] + sandbox.storeArguments, environment: Self.passphrase)
+            #expect(refused.status == 64 && refused.stderr.contains("--timeout"), "\(timeout): \(refused.stderr)")
+        }
+        #expect(try sandbox.run(["status"] + sandbox.storeArguments).status == 1, "nothing was kept")
+        let longest = try sandbox.run(["unlock", "--timeout", "365d"] + sandbox.storeArguments, environment: Self.passphrase)
+        #expect(longest.status == 0, "\(longest.stderr)")
+        #expect(try sandbox.run(["lock"] + sandbox.storeArguments).status == 0)
+    }
+
     @Test func theUnlockExpires() throws {
         let sandbox = try passphraseStore()
         #expect(try sandbox.run(["unlock", "--timeout", "1s"] + sandbox.storeArguments, environment: Self.passphrase).status == 0)
