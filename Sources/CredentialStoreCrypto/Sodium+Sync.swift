@@ -49,6 +49,21 @@ extension Sodium {
         }
     }
 
+    /// Whether `publicKey` is an Ed25519 key a bundle can be sealed to and a signature checked
+    /// against: a point on the curve, of the main subgroup, not of small order (which the all-zero
+    /// key and the identity are), with an X25519 form.
+    package static func isUsableSigningKey(_ publicKey: [UInt8]) -> Bool {
+        guard publicKey.count == signPublicKeyBytes else { return false }
+        var curve = [UInt8](repeating: 0, count: Int(crypto_box_PUBLICKEYBYTES))
+        return publicKey.withUnsafeBytes { pk in
+            let point = pk.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            guard crypto_core_ed25519_is_valid_point(point) == 1 else { return false }
+            return curve.withUnsafeMutableBytes { c in
+                crypto_sign_ed25519_pk_to_curve25519(c.baseAddress!.assumingMemoryBound(to: UInt8.self), point) == 0
+            }
+        }
+    }
+
     /// Seals `message` to the X25519 form of an Ed25519 public key (crypto_box_seal): only the
     /// holder of the matching secret key opens it, and the sender stays anonymous.
     package static func sealedBox(_ message: SecureBytes, toSigningKey publicKey: [UInt8]) -> [UInt8]? {

@@ -49,6 +49,11 @@ public struct DeviceKey: Hashable, Sendable, Codable, CustomStringConvertible {
         guard let data = Data(base64Encoded: base64), let key = DeviceKey(checking: [UInt8](data)) else {
             throw CredentialStorageError(.invalidInput, "the device key is damaged; copy it again")
         }
+        // The right length is not enough: a key no bundle can be sealed to (all zeros, a point of
+        // small order) would make every later export fail.
+        guard Sodium.isUsableSigningKey(key.bytes) else {
+            throw CredentialStorageError(.invalidInput, "that is not a device key any store has (not a usable Ed25519 key); copy it again")
+        }
         self = key
     }
 

@@ -52,6 +52,7 @@ struct DeviceCommandTests {
         "csdev1:",                          // nothing after it
         "csdev1:AAAA",                      // too short for a public key
         "csdev1:!!!!not*base64!!!!",        // not base64url at all
+        "csdev1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",  // the right length, all zeros: no store has it
     ])
     func deviceTrustOfAMalformedKeyExits65InOneLine(_ key: String) throws {
         let sandbox = try Sandbox()

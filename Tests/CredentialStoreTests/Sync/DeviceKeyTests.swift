@@ -25,6 +25,22 @@ import CredentialStoreTestSupport
         expectError(.invalidInput) { try DeviceKey(text) }
     }
 
+    /// Keys of the right length that no store can have: all zeros, the identity point, a point of
+    /// order 8 and an encoding off the curve. Sealing a bundle to one fails, so each would make
+    /// every later `sync` fail.
+    @Test(arguments: [
+        [UInt8](repeating: 0, count: 32),
+        [1] + [UInt8](repeating: 0, count: 31),
+        [0xC7, 0x17, 0x6A, 0x70, 0x3D, 0x4D, 0xD8, 0x4F, 0xBA, 0x3C, 0x0B, 0x76, 0x0D, 0x10, 0x67, 0x0F,
+         0x2A, 0x20, 0x53, 0xFA, 0x2C, 0x39, 0xCC, 0xC6, 0x4E, 0xC7, 0xFD, 0x77, 0x92, 0xAC, 0x03, 0x7A],
+        [UInt8](repeating: 0xFF, count: 32),
+    ])
+    func aKeyNoStoreCanHaveIsRefused(bytes: [UInt8]) {
+        let text = "csdev1:" + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        expectError(.invalidInput) { try DeviceKey(text) }
+    }
+
     @Test func aTruncatedOrLengthenedKeyIsRefused() throws {
         let text = try TemporaryStore().open().deviceKey.description
         expectError(.invalidInput) { try DeviceKey(String(text.dropLast(2))) }
