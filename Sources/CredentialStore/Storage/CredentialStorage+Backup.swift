@@ -34,7 +34,7 @@ extension CredentialStorage {
     ///   store's own files; `tamperDetected` or `corrupt` when the store fails verification (no
     ///   backup is written: one could not be restored); `io` when the file cannot be written.
     public func backup(to url: URL, passphrase: String) throws {
-        try StoreFiles.refuseStoreFile(url, database: databaseURL.path)
+        try StoreFiles.refuseStoreFile(url, database: databaseURL.path, stateFolder: stateFolder, remedy: "write the backup elsewhere")
         try StoreFiles.requireReplaceable(url)
         // Argon2id takes about a second: before the snapshot, so the backup is as fresh as it can be.
         let (kek, salt, cost) = try StoreOpener.passphraseKEK(passphrase)
@@ -134,6 +134,7 @@ extension CredentialStorage {
             throw CredentialStorageError(.locked, "a restored store needs its own key: a key file or a passphrase, not an unlocked session")
         }
         let path = databaseURL.path
+        try StoreFiles.refuseStoreFile(backup, database: path, stateFolder: nil, remedy: "a restore replaces that file, so the backup must be elsewhere; nothing was restored")
         try StoreFiles.ensureDirectory(databaseURL.deletingLastPathComponent())
         // The store's files as every open checks them (no links, no one else's files).
         let storeIsThere = try StoreFiles.checkStoreFiles(database: path) && StoreFiles.size(of: path) > 0

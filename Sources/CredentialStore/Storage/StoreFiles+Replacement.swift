@@ -13,16 +13,37 @@ extension StoreFiles {
     static let journalSuffixes = ["-wal", "-shm", "-journal"]
 
     /// `invalidInput` when `url` names one of the store's own files (the database or its journal
-    /// files, by any spelling): a backup renamed there would destroy the store it copies.
-    static func refuseStoreFile(_ url: URL, database: String) throws {
+    /// files, by any spelling, whether they exist now or not) or a file of its state folder (the
+    /// rollback anchors): a backup renamed there would destroy the store it copies, and a restore
+    /// from there would replace the very file it reads. `remedy` ends the message.
+    static func refuseStoreFile(_ url: URL, database: String, stateFolder: URL?, remedy: String) throws {
+        let own = [database] + journalSuffixes.map { database + $0 }
+        let named = canonicalPath(url.path)
+        if let path = own.first(where: { canonicalPath($0) == named }) {
+            throw CredentialStorageError(.invalidInput, "\(url.path) is the store's own file \(path); \(remedy)")
+        }
+        if let stateFolder, named.hasPrefix(canonicalPath(stateFolder.path) + "/") {
+            throw CredentialStorageError(.invalidInput, "\(url.path) is in the store's state folder \(stateFolder.path), beside its rollback anchors; \(remedy)")
+        }
         var target = stat()
         guard lstat(url.path, &target) == 0 else { return }
-        for path in [database] + journalSuffixes.map({ database + $0 }) {
+        for path in own {
             var info = stat()
             if lstat(path, &info) == 0, info.st_dev == target.st_dev, info.st_ino == target.st_ino {
-                throw CredentialStorageError(.invalidInput, "\(url.path) is the store's own file \(path); write the backup elsewhere")
+                throw CredentialStorageError(.invalidInput, "\(url.path) is the store's own file \(path); \(remedy)")
             }
         }
+    }
+
+    /// `path` with its folder's real path (symbolic links and `..` resolved), so two spellings of
+    /// one file compare equal even when the file itself does not exist yet.
+    static func canonicalPath(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path, isDirectory: false)
+        let folder = url.deletingLastPathComponent().path
+        guard let resolved = realpath(folder, nil) else { return url.standardizedFileURL.path }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return (base == "/" ? "" : base) + "/" + url.lastPathComponent
     }
 
     /// `io` unless `url` is a regular file or nothing: a rename would put a file in the place of a
@@ -37,7 +58,8 @@ extension StoreFiles {
     /// Copies the file at `source` (anyone's, any mode: a backup may come from elsewhere) into
     /// the empty file at `destination` (a ``StagedFile``'s), which the caller then syncs.
     static func copyFile(_ source: URL, into destination: String) throws {
-        let input = open(source.path, O_RDONLY | O_CLOEXEC)
+        // Without blocking: a FIFO would wait for a writer forever. The check below refuses it.
+        let input = open(source.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard input >= 0 else {
             let reason = String(cString: strerror(errno))
             throw CredentialStorageError(errno == ENOENT ? .notFound : .io, "could not open \(source.path): \(reason)")
@@ -47,6 +69,7 @@ extension StoreFiles {
         guard fstat(input, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw CredentialStorageError(.invalidInput, "\(source.path) is not a regular file")
         }
+        _ = fcntl(input, F_SETFL, fcntl(input, F_GETFL) & ~O_NONBLOCK)
         let output = open(destination, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         guard output >= 0 else {
             throw CredentialStorageError(.io, "could not open \(destination): \(String(cString: strerror(errno)))")

@@ -87,7 +87,7 @@ extension CredentialStorage {
               let record = SyncBundleRecord.read(SyncBundleRecord.location(stateFolder: stateFolder, folder: url.deletingLastPathComponent(), deviceID: device.deviceID)),
               let digest = SyncBundleRecord.digest(of: url)
         else { return }
-        let storePath = Self.canonicalPath(databaseURL)
+        let storePath = StoreFiles.canonicalPath(databaseURL.path)
         let other: String
         if digest == record.digest {
             guard record.storePath != storePath, FileManager.default.fileExists(atPath: record.storePath) else { return }
@@ -106,7 +106,7 @@ extension CredentialStorage {
         guard let stateFolder, let device = try? deviceIdentity(),
               let digest = SyncBundleRecord.digest(of: url), let created = Self.bundleCreated(url, device: device)
         else { return }
-        SyncBundleRecord(digest: digest, created: created, storePath: Self.canonicalPath(databaseURL))
+        SyncBundleRecord(digest: digest, created: created, storePath: StoreFiles.canonicalPath(databaseURL.path))
             .write(to: SyncBundleRecord.location(stateFolder: stateFolder, folder: url.deletingLastPathComponent(), deviceID: device.deviceID))
     }
 
@@ -117,13 +117,5 @@ extension CredentialStorage {
               stream.metadata.senderDevice == device.deviceID
         else { return nil }
         return stream.metadata.created
-    }
-
-    /// The database's path through its folder's real path, so two spellings of one store agree.
-    private static func canonicalPath(_ url: URL) -> String {
-        let folder = url.deletingLastPathComponent().path
-        guard let resolved = realpath(folder, nil) else { return url.path }
-        defer { free(resolved) }
-        return String(cString: resolved) + "/" + url.lastPathComponent
     }
 }

@@ -41,6 +41,10 @@ struct RestoreCommand: ParsableCommand {
         let console = Console.current
         let location = global.location(in: console)
         let backup = URL(fileURLWithPath: file, isDirectory: false)
+        // Before any passphrase is asked for: the library refuses it too, but only once it has one.
+        if BackupCommand.sameFile(backup, location.databaseURL) {
+            throw CommandFailure(.dataError, "\(Describe.cell(file)) is the store a restore would replace; restore it into another --store. Nothing was restored")
+        }
         let backupPassphrase = try Self.backupPassphrase(of: backup, console)
         // A passphrase store stays one; its passphrase is what unlocks the restored store.
         let existing = location.storeExists ? try? CredentialStorage.protection(ofStoreAt: location.databaseURL) : nil

@@ -159,15 +159,42 @@ struct BackupCommandTests {
         let folder = sandbox.store.deletingLastPathComponent()
         let keyFile = folder.appendingPathComponent("store.key")
         let key = try Data(contentsOf: keyFile)
-        for target in [sandbox.store, keyFile] {
-            let result = try sandbox.run(["backup", target.path] + sandbox.storeArguments, environment: passphrase)
-            #expect(result.status == 65, "\(target.lastPathComponent): \(result.stderr)")
+        // The store's files whether they exist now or not, by another spelling, and the state
+        // folder that holds its rollback anchor.
+        let anchors = sandbox.root.appendingPathComponent("home/.local/state/credstore/anchors")
+        let targets = [
+            sandbox.store.path, keyFile.path, sandbox.store.path + "-journal", sandbox.store.path + "-wal",
+            folder.path + "/../store/credentials.db-shm", anchors.appendingPathComponent("a.backup").path,
+        ]
+        for target in targets {
+            let result = try sandbox.run(["backup", target] + sandbox.storeArguments, environment: passphrase)
+            #expect(result.status == 65, "\(target): \(result.stderr)")
             #expect(result.stderrIsOneErrorLine)
         }
+        #expect(!FileManager.default.fileExists(atPath: anchors.appendingPathComponent("a.backup").path))
         #expect(try Data(contentsOf: keyFile) == key)
         #expect(try get(sandbox, "https://api.example.com").stdout == "pw-bob\n")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
         #expect(left.isEmpty, "temporary files left: \(left)")
+    }
+
+    @Test func aRestoreReadsNoFIFOAndNeverReplacesTheBackupItReads() throws {
+        let sandbox = try filledSandbox()
+        let folder = sandbox.store.deletingLastPathComponent()
+        // A FIFO with no writer: refused at once, not waited on, and nothing left behind.
+        let fifo = sandbox.root.appendingPathComponent("pipe.backup")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let fromFIFO = try sandbox.run(["restore", fifo.path, "--yes"] + sandbox.storeArguments, environment: passphrase)
+        #expect(fromFIFO.status == 65 && fromFIFO.stderr.contains("not a regular file"), "\(fromFIFO.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }.isEmpty)
+
+        // The backup as the store to restore into: refused, the backup left as it was.
+        let file = try backUp(sandbox)
+        let bytes = try Data(contentsOf: file)
+        let onto = try sandbox.run(["restore", file.path, "--yes", "--store", file.path], environment: passphrase)
+        #expect(onto.status == 65 && onto.stderrIsOneErrorLine, "\(onto.stderr)")
+        #expect(try Data(contentsOf: file) == bytes)
+        #expect(try get(sandbox, "https://api.example.com").stdout == "pw-bob\n")
     }
 
     /// The proof that a backup is consistent while the store is written: a writer process adds
