@@ -187,7 +187,7 @@ extension CredentialStorage {
         SessionUnlock.forget(storeID: header.storeID)
         StoreRecord(rollbackAnchor, databaseURL: databaseURL)?.record(StoreRecord.line(storeID: header.storeID, protection: key.protection))
         do {
-            try AnchorFile(rollbackAnchor, storeID: header.storeID)?.reset(to: generation)
+            try AnchorFile(rollbackAnchor, storeID: header.storeID, databaseURL: databaseURL)?.reset(to: generation)
         } catch let error as CredentialStorageError {
             throw CredentialStorageError(.io, "the backup is restored at \(path), but \(error.message); accept it with CredentialStorage.acceptStore(at:key:)")
         }
@@ -262,7 +262,7 @@ extension CredentialStorage {
         let (generation, slots) = try opened.repository.snapshotRead { reader in
             (try TableSealing.stored(reader, keys: opened.keys, storeID: storeID).generation, try reader.header()?.1 ?? [])
         }
-        let anchor = AnchorFile(rollbackAnchor, storeID: storeID)
+        let anchor = AnchorFile(rollbackAnchor, storeID: storeID, databaseURL: databaseURL)
         try anchor?.reset(to: generation)
         StoreRecord(rollbackAnchor, databaseURL: databaseURL)?.record(StoreRecord.line(
             storeID: storeID, protection: slots.contains { $0.kind == .passphrase } ? .passphrase : .keyFile))

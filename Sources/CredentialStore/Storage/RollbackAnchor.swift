@@ -57,11 +57,20 @@ final class AnchorFile: Sendable {
     /// The open file, once it exists; nil while it does not.
     private let descriptor = Mutex<Int32?>(nil)
 
-    init?(_ anchor: RollbackAnchor, storeID: [UInt8]) {
+    /// The anchor an earlier version kept for the store id alone, which the first open of the
+    /// store at any path adopts (renames to its own): nil once adopted, or for a new store.
+    private let legacyPath: String
+
+    /// The anchor of the store with `storeID` at `databaseURL`: named by both, so that a copy of a
+    /// store at another path (`cp -r` beside the original) keeps a history of its own, and writing
+    /// to one never makes the other read as rolled back.
+    init?(_ anchor: RollbackAnchor, storeID: [UInt8], databaseURL: URL) {
         guard let directory = anchor.directory else { return nil }
         let hexDigits = Array("0123456789abcdef".utf8)
-        let name = String(decoding: storeID.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0x0f)]] }, as: UTF8.self)
-        path = directory.appendingPathComponent(name, isDirectory: false).path
+        func hex(_ bytes: [UInt8]) -> String { String(decoding: bytes.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0x0f)]] }, as: UTF8.self) }
+        let place = Sodium.hash(Array(StoreFiles.canonicalPath(databaseURL.path).utf8), outputBytes: 8)
+        path = directory.appendingPathComponent(hex(storeID) + "-" + hex(place), isDirectory: false).path
+        legacyPath = directory.appendingPathComponent(hex(storeID), isDirectory: false).path
     }
 
     deinit {
@@ -114,6 +123,10 @@ final class AnchorFile: Sendable {
             slot = nil
         }
         var file = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        // An anchor of an earlier version's naming: taken over whole, by one process only.
+        if file < 0, errno == ENOENT, rename(legacyPath, path) == 0 || errno != ENOENT {
+            file = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        }
         if file < 0, errno == ENOENT, creating {
             let url = URL(fileURLWithPath: path, isDirectory: false)
             guard (try? StoreFiles.ensureDirectory(url.deletingLastPathComponent())) != nil else { return nil }

@@ -83,7 +83,7 @@ enum StoreCreation {
         let hasSealTree = try migrateUpTo == nil || repository.hasMigration(TableSealing.treeMigration)
         return StoreOpener.Opened(
             repository: repository, header: header, keys: keys, kek: kek, protection: key.protection,
-            anchor: AnchorFile(anchor, storeID: header.storeID), hasSealTree: hasSealTree)
+            anchor: AnchorFile(anchor, storeID: header.storeID, databaseURL: databaseURL), hasSealTree: hasSealTree)
     }
 
     /// Makes the whole store in the file at `path`, and closes it: the file alone is the store.

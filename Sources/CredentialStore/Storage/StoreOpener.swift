@@ -60,7 +60,7 @@ enum StoreOpener {
         // Nothing in the schema but what the migrations built: a planted trigger or view
         // would run inside credstore's own statements (before a migration writes, too).
         if let schema { try StoreSchema.check(schema) }
-        let anchorFile = AnchorFile(anchor, storeID: header.storeID)
+        let anchorFile = AnchorFile(anchor, storeID: header.storeID, databaseURL: databaseURL)
         if pending {
             let pipeline = WritePipeline(keys: keys, storeID: header.storeID, clock: clock)
             // A migration must not make an older copy of the store current.

@@ -39,6 +39,36 @@ struct StoreReplacementCommandTests {
         #expect(try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments).stdout == "pw-mallory\n")
     }
 
+    @Test func aCopyBesideTheOriginalKeepsAHistoryOfItsOwn() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-alice")
+        // `cp -r` of the store's folder, in the same home: the same store id, another path.
+        let copyFolder = sandbox.root.appendingPathComponent("copy")
+        try FileManager.default.copyItem(at: sandbox.store.deletingLastPathComponent(), to: copyFolder)
+        let copy = ["--store", copyFolder.appendingPathComponent("credentials.db").path]
+
+        // Writes to either leave the other as it was: neither reads as rolled back.
+        for round in 1...2 {
+            try sandbox.add("https://api.example.com", user: "bob", password: "original \(round)")
+            let fromCopy = try sandbox.run(["get", "https://api.example.com", "--user", "alice"] + copy)
+            #expect(fromCopy.status == 0 && fromCopy.stdout == "pw-alice\n", "round \(round): \(fromCopy.stderr)")
+            #expect(try sandbox.run(["add", "https://api.example.com", "--user", "carol"] + copy, stdin: "copy \(round)\n").status == 0)
+            let fromOriginal = try sandbox.run(["get", "https://api.example.com", "--user", "bob"] + sandbox.storeArguments)
+            #expect(fromOriginal.status == 0 && fromOriginal.stdout == "original \(round)\n", "round \(round): \(fromOriginal.stderr)")
+        }
+        #expect(try sandbox.run(["verify"] + copy).status == 0)
+        #expect(try sandbox.run(["verify"] + sandbox.storeArguments).status == 0)
+
+        // Each path's history is still guarded: the original rolled back to an older copy of itself is refused.
+        let older = sandbox.root.appendingPathComponent("older.db")
+        try FileManager.default.copyItem(at: sandbox.store, to: older)
+        try sandbox.add("https://api.example.com", user: "dave", password: "later")
+        for suffix in ["-wal", "-shm"] { _ = unlink(sandbox.store.path + suffix) }
+        _ = unlink(sandbox.store.path)
+        try FileManager.default.copyItem(at: older, to: sandbox.store)
+        #expect(try sandbox.run(["get", "https://api.example.com", "--user", "alice"] + sandbox.storeArguments).status == 77)
+    }
+
     @Test func aKeyFileStoreWhereAPassphraseStoreWasExits77() throws {
         let sandbox = try Sandbox()
         let passphrase = ["CREDSTORE_PASSPHRASE": "correct horse"]

@@ -146,7 +146,7 @@ import CredentialStoreTestSupport
         // The copy's seal is at generation 2 once migration 0007 folded the sync state in; the
         // anchor saw 3, the generation the tree would get: without the check the upgrade would
         // make this older copy current, level with the anchor.
-        AnchorFile(.directory(store.anchorDirectory), storeID: opened.header.storeID)?.advance(to: 3)
+        AnchorFile(.directory(store.anchorDirectory), storeID: opened.header.storeID, databaseURL: store.databaseURL)?.advance(to: 3)
         expectError(.tamperDetected) { try store.open() }
         #expect(try store.rawDatabase().read { try String.fetchOne($0, sql: "SELECT max(identifier) FROM schema_migrations") } == Self.before)
     }
