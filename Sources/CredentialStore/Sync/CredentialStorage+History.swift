@@ -47,11 +47,16 @@ extension CredentialStorage {
     /// where it wins as the newest change. The version stays kept.
     ///
     /// - Throws: as ``update(user:for:options:_:)`` does; `invalidInput` for a version that is
-    ///   not a synchronizable credential.
+    ///   not a synchronizable credential, or when the credential is kept outside sync here now
+    ///   (restoring would put it back in sync, and replace the value kept here).
     public func restore(_ version: KeptVersion) throws {
         var credential = version.credential
         guard credential.persistence == .synchronizable else {
             throw CredentialStorageError(.invalidInput, "only a kept version of a synchronizable credential can be restored")
+        }
+        if let current = try credentials(for: version.space)[credential.user], current.persistence != .synchronizable {
+            throw CredentialStorageError(.invalidInput,
+                "the credential is kept outside sync here now (\(current.persistence)); restoring the version would replace that value and send it to every machine, so nothing was restored")
         }
         credential.persistence = .synchronizable
         try credential.validate(in: version.space)

@@ -120,6 +120,19 @@ import CredentialStoreTestSupport
         #expect(try password(desktop) == "edited on the desktop")
     }
 
+    @Test func aVersionIsNotRestoredOverACredentialKeptOutsideSyncNow() throws {
+        try laptop.storage.set(sync("alice", "pw-laptop"), for: space)
+        later()
+        try desktop.storage.set(sync("alice", "pw-desktop"), for: space)
+        try send(desktop, to: laptop)
+        let kept = try #require(try laptop.storage.keptVersions(of: "alice", in: space).first)
+        // The user then takes alice out of sync on the laptop, with a value of its own.
+        try laptop.storage.set(Credential(user: "alice", password: "laptop only", persistence: .permanent), for: space, options: .removeSynchronizable)
+        expectError(.invalidInput) { try laptop.storage.restore(kept) }
+        let current = try #require(try laptop.storage.credentials(for: space)["alice"])
+        #expect(current.password == "laptop only" && current.persistence == .permanent)
+    }
+
     @Test func theSameValueArrivingInSyncIsNoConflict() throws {
         try laptop.storage.set(Credential(user: "alice", password: "same", persistence: .permanent), for: space)
         later()
