@@ -57,7 +57,11 @@ struct InitCommand: ParsableCommand {
             try CredentialStorage.forgetRecordedStore(at: location.databaseURL)
         }
         if location.storeExists, let existing = try CredentialStorage.protection(ofStoreAt: location.databaseURL) {
-            guard existing == wanted else { throw Self.otherKind(existing, at: location) }
+            // --force accepts the store that is there, whichever way it is unlocked: the advice
+            // for a rolled-back or replaced store names `init --force` alone.
+            guard existing == wanted || (force && !passphrase && global.keyFile == nil && sealWith == nil) else {
+                throw Self.otherKind(existing, at: location)
+            }
             // With --force, opened with its key and accepted as it is: recorded as this path's
             // store, and its rollback anchor set to its state (an older copy put back by hand).
             if force {

@@ -70,6 +70,24 @@ struct StoreAdviceCommandTests {
         #expect(try sandbox.run(["verify"] + sandbox.storeArguments).status == 0)
     }
 
+    @Test func aPassphraseStoreRolledBackByHandIsAcceptedByTheAdvisedCommandAsItIs() throws {
+        let sandbox = try Sandbox()
+        let unlock = ["CREDSTORE_PASSPHRASE": "correct horse battery staple"]
+        #expect(try sandbox.run(["init", "--passphrase"] + sandbox.storeArguments, environment: unlock).status == 0)
+        #expect(try sandbox.run(["add", "https://api.example.com", "--user", "alice"] + sandbox.storeArguments, stdin: "pw-alice\n", environment: unlock).status == 0)
+        let copy = try copyOfStore(sandbox)
+        #expect(try sandbox.run(["add", "https://api.example.com", "--user", "bob"] + sandbox.storeArguments, stdin: "pw-bob\n", environment: unlock).status == 0)
+        try putBack(copy, into: sandbox)
+
+        let refused = try sandbox.run(["get", "https://api.example.com", "--user", "alice"] + sandbox.storeArguments, environment: unlock)
+        #expect(refused.status == 77 && refused.stderr.contains("`credstore init --force` accepts it"), "\(refused.stderr)")
+        // The command the advice names, as it names it: no --passphrase to guess.
+        let accepted = try sandbox.run(["init", "--force"] + sandbox.storeArguments, environment: unlock)
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        let alice = try sandbox.run(["get", "https://api.example.com", "--user", "alice"] + sandbox.storeArguments, environment: unlock)
+        #expect(alice.status == 0 && alice.stdout == "pw-alice\n", "\(alice.stderr)")
+    }
+
     @Test func aStoreRolledBackByHandIsUndoneByRestoreAsTheAdviceSays() throws {
         let sandbox = try Sandbox()
         try sandbox.add("https://api.example.com", user: "alice", password: "pw-alice")
