@@ -406,7 +406,8 @@ final class BundleStream {
                 throw BundleFormat.invalid("its key-derivation parameters ask for more than credstore's export uses")
             }
             guard let passphrase, !passphrase.isEmpty else {
-                throw CredentialStorageError(.invalidInput, "this bundle is protected by a passphrase, and none was given")
+                // A key missing, as a wrong one is: never a fault of the bundle's contents.
+                throw CredentialStorageError(.wrongKey, "this bundle is protected by a passphrase, and none was given")
             }
             if fileKey == nil {
                 fileKey = try Sodium.passwordHash(passphrase, salt: salt, cost: .init(opsLimit: UInt64(ops), memLimit: Int(mem)))

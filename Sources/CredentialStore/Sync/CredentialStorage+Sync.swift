@@ -325,7 +325,7 @@ extension CredentialStorage {
     ///   key derivation than export uses, or from a device whose own clock is more than 24 h
     ///   ahead), `bundleTooOld` (its newest clock reading older than 180 days),
     ///   `bundleNotForThisStore` (another recipient, or an untrusted signer),
-    ///   `wrongKey` (wrong passphrase) or `unsupportedFormatVersion`; the store is then unchanged.
+    ///   `wrongKey` (a wrong or missing passphrase) or `unsupportedFormatVersion`; the store is then unchanged.
     @discardableResult
     public func importBundle(
         from url: URL, passphrase: String? = nil, dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil

@@ -119,7 +119,7 @@ struct ImportCommand: ParsableCommand {
         defer { if progress != nil { console.errors.write("\r\u{1B}[K") } }
         do {
             return try storage.importBundle(from: url, passphrase: passphrase, dryRun: dryRun, progress: progress)
-        } catch let error as CredentialStorageError where error.code == .invalidInput && passphrase == nil {
+        } catch let error as CredentialStorageError where error.code == .wrongKey && passphrase == nil {
             // The bundle needs a passphrase and none was given. It unlocks something that exists,
             // so it is a key, like a store's: missing, empty or wrong, the status is 77
             // (docs/cli.md, "Exit statuses").

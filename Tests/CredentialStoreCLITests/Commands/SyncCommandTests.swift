@@ -126,6 +126,9 @@ struct SyncCommandTests {
 
         let wrong = try desktop.run(["import", bundle] + desktop.storeArguments, environment: ["CREDSTORE_BUNDLE_PASSPHRASE": "wrong"])
         #expect(wrong.status == 77 && wrong.stderrIsOneErrorLine && !wrong.stderr.contains("wrong\n"))
+        // No passphrase at all, and no terminal to ask on: a key missing (77), said as such.
+        let missing = try desktop.run(["import", bundle] + desktop.storeArguments)
+        #expect(missing.status == 77 && missing.stderr.contains("is locked with a passphrase; set CREDSTORE_BUNDLE_PASSPHRASE"), "\(missing.stderr)")
     }
 
     @Test func aDamagedOrForeignBundleIsRefusedWithItsExitCode() throws {

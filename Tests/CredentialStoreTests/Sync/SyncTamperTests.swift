@@ -340,7 +340,7 @@ import CredentialStoreTestSupport
         let headerLength = 8 + 1 + 1 + 16 + 8 + 8 + 24
 
         try expectRefused(bytes, .wrongKey, "a wrong passphrase", passphrase: "Tr0ub4dor&3-bundl")
-        try expectRefused(bytes, .invalidInput, "no passphrase")
+        try expectRefused(bytes, .wrongKey, "no passphrase: a key missing, as a wrong one")
         // Cheap checks, before any key derivation.
         try expectRefused(flipped(bytes, at: 0), .invalidBundle, "magic", passphrase: "Tr0ub4dor&3-bundle")
         try expectRefused(flipped(bytes, at: 26, with: 0x80), .invalidBundle, "an absurd opslimit", passphrase: "Tr0ub4dor&3-bundle")
