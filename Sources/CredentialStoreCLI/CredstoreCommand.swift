@@ -86,6 +86,19 @@ public struct CredstoreCommand: AsyncParsableCommand {
         }
     }
 
+    /// The name git runs a helper by when `credential.helper` is `credstore`: a link by this name
+    /// to the executable (which the install and the .deb make) is `credstore git-credential`.
+    public static let gitHelperName = "git-credential-credstore"
+
+    /// The arguments of the command line `commandLine` (argv, program name first), as the root
+    /// command parses them: the program's own when it runs as itself, `git-credential` and git's
+    /// operation when it runs as ``gitHelperName``.
+    public static func arguments(of commandLine: [String]) -> [String] {
+        let rest = Array(commandLine.dropFirst())
+        guard let program = commandLine.first, program.split(separator: "/").last.map(String.init) == gitHelperName else { return rest }
+        return ["git-credential"] + rest
+    }
+
     /// Runs `credstore` with `arguments` on the calling thread, when the command needs no
     /// concurrency (every command but `watch`); returns nil for one that does, which
     /// ``execute(_:)`` then runs.

@@ -283,4 +283,24 @@ struct GitCredentialCommandTests {
         }
         #expect(try sandbox.run(["list"] + sandbox.storeArguments).stdout.contains("9999-12-31T23:59:59Z"))
     }
+
+    @Test func gitFindsTheHelperByItsShortName() throws {
+        let sandbox = try Sandbox()
+        // What the install puts beside the binary: a link named as git looks the helper up.
+        let bin = sandbox.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent(CredstoreCommand.gitHelperName).path, withDestinationPath: Sandbox.binary.path)
+        let environment = [
+            "PATH": "\(bin.path):/usr/bin:/bin", "CREDSTORE_STORE": sandbox.store.path,
+            "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
+        ]
+        let git = ["-c", "credential.helper=", "-c", "credential.helper=credstore", "credential"]
+        let approved = try runProgram("/usr/bin/git", git + ["approve"], stdin: "protocol=https\nhost=git.example.com\nusername=alice\npassword=s3cret\n\n",
+                                      in: sandbox, environment: environment)
+        #expect(approved.status == 0, "\(approved.stderr)")
+        let filled = try runProgram("/usr/bin/git", git + ["fill"], stdin: "protocol=https\nhost=git.example.com\n\n", in: sandbox, environment: environment)
+        #expect(filled.status == 0 && filled.stdout.contains("username=alice\npassword=s3cret\n"), "\(filled.stderr)")
+        #expect(try sandbox.run(["get", "https://git.example.com"] + sandbox.storeArguments).stdout == "s3cret\n")
+    }
 }
