@@ -19,7 +19,7 @@ struct RevocationStatement: Hashable, Sendable {
     static let encodedBytes = 2 * Sodium.signPublicKeyBytes + 8 + Sodium.signatureBytes
 
     /// Keeps a statement signed for one purpose from being read as any other signed bytes.
-    private static let domain = Array("credstore device revocation 1".utf8)
+    private static let domain = Array("CSREVOKE1".utf8)
 
     /// Signs a statement that `identity`'s device revokes `revoked` at `revokedAt`.
     init(revoking revoked: DeviceKey, by identity: DeviceIdentity, at revokedAt: Int64) {
