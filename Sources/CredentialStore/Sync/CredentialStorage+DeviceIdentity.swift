@@ -79,21 +79,33 @@ extension CredentialStorage {
     /// there with this identity (unless the file is older than that one: an old copy put back by
     /// the folder's transport), or recorded it as written by a store at another path that is
     /// still there. A file no record speaks of (a first sync here) is this store's to replace.
-    public func checkSyncBundle(at url: URL) throws {
-        guard let stateFolder else { return }
+    ///
+    /// When the file is the one this store wrote, but the store went back since (a backup
+    /// restored, an older copy accepted), the bundle holds synchronizable changes the store no
+    /// longer has and that the other machines may not have merged yet: it is merged back first,
+    /// so that writing the bundle again loses none of them.
+    ///
+    /// - Returns: what merging the store's own bundle back changed, when it was merged.
+    @discardableResult
+    public func checkSyncBundle(at url: URL) throws -> ImportReport? {
+        guard let stateFolder else { return nil }
         let device = try deviceIdentity()
         var info = stat()
         guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
               let record = SyncBundleRecord.read(SyncBundleRecord.location(stateFolder: stateFolder, folder: url.deletingLastPathComponent(), deviceID: device.deviceID)),
               let digest = SyncBundleRecord.digest(of: url)
-        else { return }
+        else { return nil }
         let storePath = StoreFiles.canonicalPath(databaseURL.path)
         let other: String
         if digest == record.digest {
-            guard record.storePath != storePath, FileManager.default.fileExists(atPath: record.storePath) else { return }
+            guard record.storePath != storePath, FileManager.default.fileExists(atPath: record.storePath) else {
+                guard record.storePath == storePath, let written = record.generation, written > (try sealGeneration()) else { return nil }
+                logger.notice("merging this store's own sync bundle back: the store is older than the bundle it wrote", metadata: ["bundle": "\(url.path)"])
+                return try importBundle(from: url)
+            }
             other = "the store at \(record.storePath), a copy of this one"
         } else {
-            if let created = Self.bundleCreated(url, device: device), created < record.created { return }
+            if let created = Self.bundleCreated(url, device: device), created < record.created { return nil }
             other = "another store with this store's device identity (a copy of it, on another machine or in another home, or a backup restored there)"
         }
         throw CredentialStorageError(.deviceIdentityShared,
@@ -106,8 +118,15 @@ extension CredentialStorage {
         guard let stateFolder, let device = try? deviceIdentity(),
               let digest = SyncBundleRecord.digest(of: url), let created = Self.bundleCreated(url, device: device)
         else { return }
-        SyncBundleRecord(digest: digest, created: created, storePath: StoreFiles.canonicalPath(databaseURL.path))
+        SyncBundleRecord(digest: digest, created: created, storePath: StoreFiles.canonicalPath(databaseURL.path), generation: try? sealGeneration())
             .write(to: SyncBundleRecord.location(stateFolder: stateFolder, folder: url.deletingLastPathComponent(), deviceID: device.deviceID))
+    }
+
+    /// The store's seal generation as it stands: it only grows, but for a store put back.
+    private func sealGeneration() throws -> Int64 {
+        _ = try followRekey()
+        let keys = keys
+        return try repository.read { try TableSealing.stored($0, keys: keys, storeID: header.storeID).generation }
     }
 
     /// When the bundle at `url` says it was made, if this device can open it.

@@ -19,6 +19,10 @@ struct SyncBundleRecord: Equatable {
     var created: Int64
     /// The database path of the store that wrote it.
     var storePath: String
+    /// The store's seal generation when it wrote the bundle (nil in records written before it was
+    /// kept): a store whose generation is lower now went back (a backup restored, an older copy
+    /// accepted) and holds less than its own bundle.
+    var generation: Int64?
 
     /// The record file for `deviceID`'s bundle in `folder`.
     static func location(stateFolder: URL, folder: URL, deviceID: [UInt8]) -> URL {
@@ -38,17 +42,28 @@ struct SyncBundleRecord: Equatable {
         var text = String(decoding: data, as: UTF8.self)
         guard text.hasSuffix("\n") else { return nil }
         text.removeLast()
-        let parts = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "1", let digest = unhex(parts[1]), digest.count == 32,
-              let created = Int64(parts[2]), !parts[3].isEmpty else { return nil }
-        return SyncBundleRecord(digest: digest, created: created, storePath: String(parts[3]))
+        // Version 2 adds the generation before the path (which may hold spaces, so it comes last).
+        let parts = text.split(separator: " ", maxSplits: text.hasPrefix("2 ") ? 4 : 3, omittingEmptySubsequences: false)
+        switch parts.first {
+        case "1":
+            guard parts.count == 4, let digest = unhex(parts[1]), digest.count == 32,
+                  let created = Int64(parts[2]), !parts[3].isEmpty else { return nil }
+            return SyncBundleRecord(digest: digest, created: created, storePath: String(parts[3]))
+        case "2":
+            guard parts.count == 5, let digest = unhex(parts[1]), digest.count == 32,
+                  let created = Int64(parts[2]), let generation = Int64(parts[3]), !parts[4].isEmpty else { return nil }
+            return SyncBundleRecord(digest: digest, created: created, storePath: String(parts[4]), generation: generation)
+        default:
+            return nil
+        }
     }
 
     /// Writes the record (0600, atomically). Best effort: a record that cannot be written only
     /// makes the next check find none.
     func write(to url: URL) {
         guard (try? StoreFiles.ensureDirectory(url.deletingLastPathComponent())) != nil else { return }
-        try? StoreFiles.writeAtomically(url, bytes: Array("1 \(Self.hex(digest)) \(created) \(storePath)\n".utf8))
+        let line = generation.map { "2 \(Self.hex(digest)) \(created) \($0) \(storePath)\n" } ?? "1 \(Self.hex(digest)) \(created) \(storePath)\n"
+        try? StoreFiles.writeAtomically(url, bytes: Array(line.utf8))
     }
 
     /// A digest of the file: its size and its first 64 KiB, which hold the bundle's header and its

@@ -46,8 +46,11 @@ struct SyncCommand: ParsableCommand {
         }
         let ownName = "\(try storage.deviceID).csbundle"
         let ownURL = folder.appendingPathComponent(ownName)
+        // Its own bundle merged back first when the store went back since writing it (a restore):
+        // the bundle may hold changes no other machine has merged yet.
+        let mergedBack: ImportReport?
         do {
-            try storage.checkSyncBundle(at: ownURL)
+            mergedBack = try storage.checkSyncBundle(at: ownURL)
         } catch let error as CredentialStorageError where error.code == .deviceIdentityShared {
             throw CommandFailure(.dataError,
                 "\(error.message). If this store is the copy, give it a device identity of its own with `\(DeviceCommand.resetCommand(global))`, then run `credstore sync` again")
@@ -62,6 +65,10 @@ struct SyncCommand: ParsableCommand {
 
         var total = ImportReport()
         var merged: [(name: String, report: ImportReport)] = []
+        if let mergedBack {
+            total = mergedBack
+            console.errors.write("credstore: note: \(ownName) is this store's own bundle, written before the store went back (a backup restored, an older copy accepted): its synchronizable changes were merged back first (\(mergedBack.added) added, \(mergedBack.updated) updated, \(mergedBack.removed) removed), so that writing it again loses none\n")
+        }
         // Notes: files that are not for this store, or too old to merge, are normal in a shared
         // folder. Refusals: files that are damaged, altered or not bundles at all; each is named,
         // the others are still merged and this store's bundle still written, and the exit status

@@ -197,6 +197,30 @@ struct BackupCommandTests {
         #expect(try get(sandbox, "https://api.example.com").stdout == "pw-bob\n")
     }
 
+    @Test func aRestoredMachinesNextSyncKeepsTheChangesItsOwnBundleCarried() throws {
+        let fleet = try SyncCommandTests.Fleet()
+        try fleet.trustEachOther()
+        let laptop = fleet.machines[0]
+        let url = "https://vault.example.com"
+        try laptop.add(url, user: "alice", password: "v1", ["--persistence", "synchronizable"])
+        _ = try fleet.sync(0)
+        let file = laptop.root.appendingPathComponent("before.backup")
+        #expect(try laptop.run(["backup", file.path] + laptop.storeArguments, environment: passphrase).status == 0)
+        // A change that reaches the folder, and no other machine yet; then the backup goes back.
+        try laptop.add(url, user: "alice", password: "v2", ["--persistence", "synchronizable"])
+        _ = try fleet.sync(0)
+        #expect(try laptop.run(["restore", file.path, "--yes"] + laptop.storeArguments, environment: passphrase).status == 0)
+        #expect(try fleet.passwords(0, url, users: ["alice"]) == ["alice": "v1"])
+
+        let synced = try laptop.run(["sync", fleet.shared.path] + laptop.storeArguments)
+        #expect(synced.status == 0 && synced.stderr.contains("merged back first"), "\(synced.stderr)")
+        #expect(try fleet.passwords(0, url, users: ["alice"]) == ["alice": "v2"], "the change the bundle carried is back")
+        _ = try fleet.sync(1)
+        #expect(try fleet.passwords(1, url, users: ["alice"]) == ["alice": "v2"], "and it still reaches the other machines")
+        // The next sync has nothing to merge back.
+        #expect(!(try laptop.run(["sync", fleet.shared.path] + laptop.storeArguments).stderr.contains("merged back")))
+    }
+
     /// The proof that a backup is consistent while the store is written: a writer process adds
     /// credentials in a loop; the backup is taken in the middle; every add acknowledged (exit 0)
     /// before the backup started is in it, and the restored store verifies clean.
