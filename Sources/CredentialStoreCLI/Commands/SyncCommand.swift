@@ -125,7 +125,7 @@ struct SyncCommand: ParsableCommand {
             console.output.write("Merged \(merged.count) of \(names.count) bundles: \(total.added) added, \(total.updated) updated, \(total.removed) removed, \(total.unchanged) unchanged\n\(wrote ? "Wrote" : "Left unchanged") \(ownName)\n")
         }
         if !refused.isEmpty {
-            throw CommandFailure(.dataError, "\(refused.count) of \(names.count) files were refused (named above); every other bundle was merged and \(ownName) was written")
+            throw CommandFailure(.dataError, "\(refused.count) of \(names.count) files were refused (named above); every other bundle was merged and \(ownName) was \(wrote ? "written" : "left as it was (nothing new)")")
         }
     }
 }

@@ -283,6 +283,11 @@ struct SyncCommandTests {
         #expect(try fleet.passwords(0, "https://a.example.com", users: ["bob"]) == ["bob": "from-1"])
         let ownName = try #require(try jsonObject(fleet.machines[0].run(["device", "show", "--json"] + fleet.machines[0].storeArguments).stdout)["deviceId"] as? String)
         #expect(FileManager.default.fileExists(atPath: fleet.shared.appendingPathComponent("\(ownName).csbundle").path))
+        #expect(result.stderr.contains("\(ownName).csbundle was written"), "\(result.stderr)")
+        // Again, with nothing new: the summary says the bundle was left as it was, as stdout does.
+        let again = try fleet.machines[0].run(["sync", fleet.shared.path] + fleet.machines[0].storeArguments)
+        #expect(again.status == 65 && again.stdout.contains("Left unchanged \(ownName).csbundle"), "\(again.stdout)")
+        #expect(again.stderr.contains("\(ownName).csbundle was left as it was") && !again.stderr.contains("was written"), "\(again.stderr)")
     }
 
     @Test func aBundleOlderThanTheTombstoneWindowIsSkippedWithANote() throws {
