@@ -43,6 +43,7 @@ struct ListCommand: ParsableCommand {
             ("comment", .string(entry.comment)),
             ("attributes", .object(entry.attributes.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
             ("hasRefreshToken", .bool(entry.hasRefreshToken)),
+            ("kind", .string(Kind(entry).rawValue)),
         ])
     }
 }
@@ -119,6 +120,30 @@ struct SearchFilters: ParsableArguments {
             return !entries.isEmpty
         }
         guard !entries.isEmpty else { return false }
+        // Passwords, TLS identities and server trust (pins) apart, each with the columns that fit it.
+        let passwords = entries.filter { ListCommand.Kind($0) == .password }
+        var tables: [String] = []
+        if !passwords.isEmpty { tables.append(Self.passwordTable(passwords, now: now)) }
+        for kind in [ListCommand.Kind.identity, .serverTrust] {
+            let items = entries.filter { ListCommand.Kind($0) == kind }
+            guard !items.isEmpty else { continue }
+            var table = Table(header: [kind == .identity ? "TLS IDENTITY FOR" : "SERVER TRUST FOR", "PORT", "PERSISTENCE", "MODIFIED", "EXPIRES", "LABEL"])
+            for item in items {
+                table.rows.append([
+                    item.space.host, item.space.port == 0 ? "any" : String(item.space.port), item.persistence.rawValue,
+                    item.modified.map(Describe.timestamp) ?? "-",
+                    item.expires.map { Describe.timestamp($0) + (item.isExpired(at: now) ? " (expired)" : "") } ?? "-",
+                    item.label ?? "-",
+                ])
+            }
+            tables.append(table.rendered)
+        }
+        console.output.write(tables.joined(separator: "\n"))
+        return true
+    }
+
+    /// The table of password credentials.
+    private static func passwordTable(_ entries: [CredentialEntry], now: Date) -> String {
         var table = Table(header: ["HOST", "PORT", "PROTOCOL", "REALM", "METHOD", "USER", "PERSISTENCE", "DEFAULT", "MODIFIED", "EXPIRES", "LABEL"])
         for entry in entries {
             let space = entry.space
@@ -136,7 +161,6 @@ struct SearchFilters: ParsableArguments {
                 entry.label ?? "-",
             ])
         }
-        console.output.write(table.rendered)
-        return true
+        return table.rendered
     }
 }

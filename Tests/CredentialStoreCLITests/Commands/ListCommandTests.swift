@@ -42,7 +42,7 @@ struct ListCommandTests {
         let firstObject = listed.stdout.dropFirst().prefix { $0 != "}" } + "}"
         #expect(keyOrder(firstObject) == ["host", "port", "protocol", "realm", "method", "proxyType", "user", "persistence", "isDefault", "created", "modified",
                                           "expires", "expired", "label", "comment", "attributes"])
-        #expect(listed.stdout.contains("\"attributes\":{},\"hasRefreshToken\":false}"))
+        #expect(listed.stdout.contains("\"attributes\":{},\"hasRefreshToken\":false,\"kind\":\"password\"}"))
 
         let entries = try jsonArray(listed.stdout)
         #expect(entries.count == 2)
@@ -60,6 +60,24 @@ struct ListCommandTests {
         let created = try #require(alice["created"] as? String)
         #expect(ISO8601DateFormatter().date(from: created) != nil)
         #expect(ISO8601DateFormatter().date(from: try #require(alice["modified"] as? String)) != nil)
+    }
+
+    @Test func passwordsAndServerTrustAreListedApartWithTheirOwnColumns() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "secret-one")
+        let pin = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
+        #expect(try sandbox.run(["pin", "add", "pinned.example.com", pin] + sandbox.storeArguments).status == 0)
+
+        let listed = try sandbox.run(["list"] + sandbox.storeArguments)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let tables = listed.stdout.components(separatedBy: "\n\n")
+        #expect(tables.count == 2, "\(listed.stdout)")
+        #expect(tables.first?.hasPrefix("HOST ") == true && tables.first?.contains("alice") == true && tables.first?.contains("pinned") == false, "\(listed.stdout)")
+        #expect(tables.last?.hasPrefix("SERVER TRUST FOR") == true && tables.last?.contains("pinned.example.com") == true, "\(listed.stdout)")
+        #expect(!listed.stdout.contains("NSURLAuthenticationMethod"), "no method names meant for code")
+
+        let json = try jsonArray(try sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(Set(json.compactMap { $0["kind"] as? String }) == ["password", "serverTrust"])
     }
 
     @Test func anEmptyOrMissingStoreListsNothing() throws {
