@@ -64,9 +64,10 @@ final class FleetSimulation {
         var key: Key
     }
 
-    /// An import of a bundle written before some later changes of its device: a store that merged
-    /// it records the merge, and may not report a concurrent edit it meets later from that device
-    /// (the interleaving docs/sync-format.md "Concurrent edits" says the rule misses).
+    /// A merge of a device's bundle, with when that bundle was written: a store that merged a
+    /// bundle written before a change of its device may not report that change, when it later
+    /// replaces a value the store wrote meanwhile, as a concurrent edit (the interleaving
+    /// docs/sync-format.md "Concurrent edits" says the rule misses).
     struct Merge {
         var sequence: Int
         var importer: Int
