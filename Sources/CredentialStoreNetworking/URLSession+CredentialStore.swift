@@ -342,8 +342,11 @@ extension URLSession {
         let value = variable("\(scheme)_proxy", uppercaseToo: scheme != "http") ?? variable("all_proxy")
         guard let value else { return nil }
         let text = value.contains("://") ? value : "http://" + value
-        guard let proxyURL = URL(string: text), let proxyHost = proxyURL.host, !proxyHost.isEmpty else { return nil }
-        let proxyScheme = proxyURL.scheme?.lowercased() ?? "http"
+        // Read as every URL that names a space is: a proxy whose host a browser would read
+        // otherwise (a backslash, a percent-encoded host) is no proxy space at all.
+        guard let proxyURL = try? URLReading(text, userInfo: .discarded) else { return nil }
+        let proxyHost = proxyURL.host
+        let proxyScheme = proxyURL.scheme
         let type: ProxyType = proxyScheme.hasPrefix("socks") ? .socks : proxyScheme == "https" ? .https : .http
         // libcurl's default proxy port is 1080, 443 for an https proxy.
         let port = proxyURL.port ?? (proxyScheme == "https" ? 443 : 1080)

@@ -46,10 +46,10 @@ struct CurlArgsCommand: ParsableCommand {
 
     func run() throws {
         let console = Console.current
-        guard let parsed = URL(string: url), let host = parsed.host, !host.isEmpty, parsed.password == nil else {
-            throw CommandFailure(.dataError, "\(String(reflecting: url)) is not a URL with a host (and without a password)")
-        }
-        let port = parsed.port ?? (parsed.scheme?.lowercased() == "http" ? 80 : 443)
+        // Read as every door reads a URL: the host curl will reach is the host a browser names.
+        let parsed = try SpaceRequest(url: url).reading()
+        let host = parsed.host
+        let port = parsed.port ?? (parsed.scheme == "http" ? 80 : 443)
         let folder = try filesFolder(console)
         // A path curl reads from a config line or from `$(…)` word splitting: a line break would
         // start a curl option of its own (`insecure`), white space would split the path.

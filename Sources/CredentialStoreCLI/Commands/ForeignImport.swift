@@ -38,6 +38,9 @@ package enum ForeignImport {
         package var password: String
         /// Why it is not imported; nil for a row to import.
         package var skipped: String?
+        /// What the import read differently from the row's fields, said in the report when the
+        /// row is imported (a user name taken from its URL).
+        package var note: String?
     }
 
     /// The columns each CSV format must have, by the names its manager writes, and which holds what.
@@ -107,7 +110,18 @@ package enum ForeignImport {
             for text in urls where !text.trimmingCharacters(in: .whitespaces).isEmpty {
                 var entry = row
                 switch webSpace(text.trimmingCharacters(in: .whitespaces)) {
-                case .success(let space): entry.space = space
+                case .success(let found):
+                    entry.space = found.space
+                    // A user name in the URL (never a password: that is refused) fills an empty
+                    // user column; it is said either way, never dropped unseen.
+                    if let user = found.user {
+                        if entry.user.isEmpty {
+                            entry.user = user
+                            entry.note = "the user name came from the URL"
+                        } else if user != entry.user {
+                            entry.note = "the URL names another user, which was left out; the user column was imported"
+                        }
+                    }
                 case .failure(let reason): entry.skipped = reason.text
                 }
                 rows.append(entry)
@@ -121,19 +135,30 @@ package enum ForeignImport {
     }
 
     /// The space of a web login's URL: scheme, host and port, no realm (a server's realm is not
-    /// in the export; the store's lookups fall back to the origin's credential without one).
-    static func webSpace(_ text: String) -> Result<ProtectionSpace, Reason> {
-        guard text.contains("://") else {
+    /// in the export; the store's lookups fall back to the origin's credential without one), and
+    /// the user name the URL carries before `@`, if any.
+    ///
+    /// Read by `URLReading`, as every URL credstore takes in: a URL a browser would read as
+    /// another host (a backslash, a percent-encoded host …) or one with a password is refused.
+    static func webSpace(_ text: String) -> Result<(space: ProtectionSpace, user: String?), Reason> {
+        guard let schemeEnd = text.range(of: "://") else {
             return .failure(Reason(text: "its URL has no scheme; write it as https://HOST in the file to import it"))
         }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "https" || scheme == "http" else {
+            // Only a scheme-like word is repeated: the text before :// could be anything.
+            let named = !scheme.isEmpty && scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+            return .failure(Reason(text: named ? "its URL's scheme is \(scheme); only http and https logins are imported" : "its URL is not a URL with a host"))
+        }
+        let reading: URLReading
+        do {
+            reading = try URLReading(text, userInfo: .userOnly)
+        } catch let error as CredentialStorageError {
+            return .failure(Reason(text: error.message == URLReading.notAURL ? "its URL is not a URL with a host" : error.message))
+        } catch {
             return .failure(Reason(text: "its URL is not a URL with a host"))
         }
-        guard scheme == "https" || scheme == "http" else {
-            return .failure(Reason(text: "its URL's scheme is \(scheme); only http and https logins are imported"))
-        }
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return .success(ProtectionSpace(host: bare, port: url.port ?? 0, protocol: scheme, realm: nil))
+        return .success((ProtectionSpace(host: reading.host, port: reading.port ?? 0, protocol: reading.scheme, realm: nil), reading.user))
     }
 
     /// The rows of a git-credentials file, read as git-credential-store reads it: each line a URL
@@ -168,6 +193,15 @@ package enum ForeignImport {
             // As git: the leading slashes go before decoding, the trailing ones after it, so an
             // encoded %2F keeps its place at the start and not at the end.
             let path = rest[hostEnd...].drop(while: { $0 == "/" })
+            // git writes a host with every byte but letters, digits and - . _ ~ encoded: a port's
+            // colon and an IPv6 address's brackets. Any other escape is not git's, and would show
+            // one host in the file and name another once decoded.
+            let rawHost = authority[authority.index(after: at)...]
+            guard Self.hasOnlyGitHostEscapes(rawHost) else {
+                row.skipped = "its host holds percent-encoded bytes other than the port's colon or an IPv6 address's brackets, which would read as another host"
+                rows.append(row)
+                continue
+            }
             guard let user = percentDecoded(userInfo[..<(colon ?? userInfo.endIndex)]),
                   let password = colon.map({ percentDecoded(userInfo[userInfo.index(after: $0)...]) }) ?? "",
                   let host = percentDecoded(authority[authority.index(after: at)...]),
@@ -188,10 +222,31 @@ package enum ForeignImport {
             request.host = host
             request.path = decodedPath.isEmpty ? nil : decodedPath
             guard let space = request.space else { throw malformed }
+            // The host as every URL's host is read: a backslash, a stray @, an old IPv4 spelling …
+            // would be another host to a browser or to git's http backend.
+            do {
+                _ = try URLReading.host(space.host)
+            } catch let error as CredentialStorageError {
+                row.skipped = error.message
+                rows.append(row)
+                continue
+            }
             row.space = space
             rows.append(row)
         }
         return rows
+    }
+
+    /// Whether the only `%` escapes in a git-credentials host are those git writes for a
+    /// host of its own: `%3A` (a port's colon), `%5B` and `%5D` (an IPv6 address's brackets).
+    static func hasOnlyGitHostEscapes(_ host: Substring) -> Bool {
+        var rest = host[...]
+        while let percent = rest.firstIndex(of: "%") {
+            let escape = rest[percent...].prefix(3).uppercased()
+            guard escape == "%3A" || escape == "%5B" || escape == "%5D" else { return false }
+            rest = rest[rest.index(percent, offsetBy: 3)...]
+        }
+        return true
     }
 
     /// `%XX` sequences decoded as git's url_decode does (a `%` not followed by two hex digits
@@ -231,7 +286,7 @@ extension ForeignImport {
     package struct Outcome: Sendable {
         package var row: Row
         package var action: Action
-        /// Why it was skipped or left unchanged; nil for one added or updated.
+        /// Why it was skipped or left unchanged; for one added or updated, the row's note or nil.
         package var reason: String?
     }
 
@@ -280,8 +335,12 @@ extension ForeignImport {
             ?? Array(repeating: BatchWriteOutcome.added, count: items.count)
         for (index, result) in zip(itemOutcome, results) {
             switch result {
-            case .added: outcomes[index].action = .add
-            case .updated: outcomes[index].action = .update
+            case .added:
+                outcomes[index].action = .add
+                outcomes[index].reason = outcomes[index].row.note
+            case .updated:
+                outcomes[index].action = .update
+                outcomes[index].reason = outcomes[index].row.note
             case .unchanged:
                 outcomes[index].action = .unchanged
                 outcomes[index].reason = "the store already holds this password"

@@ -58,6 +58,9 @@ struct NetrcCommand: ParsableCommand {
                 // No tier named: a credential already stored keeps its own (a synchronizable one stays shared).
                 let credential = Credential(user: machine.login, password: machine.password)
                 do {
+                    // The host as every URL's host is read: one a browser or curl would take for
+                    // another host (a backslash, percent escapes, 0x7f.1) is refused.
+                    _ = try URLReading.host(machine.host)
                     // The rules `set` applies, checked here so that a refused entry is named and skipped.
                     try credential.validate(in: space)
                     accepted.append((space, credential))
@@ -144,6 +147,13 @@ struct NetrcCommand: ParsableCommand {
                     }
                     // Checked again on the way out: a value with a line break or NUL (which only
                     // an older store can hold) would become other lines to the tools reading the file.
+                    // A host an older version let in that a URL would read as another host
+                    // (0x7f.1, a percent escape) is not written where curl would take it so.
+                    guard (try? URLReading.host(space.host)) != nil else {
+                        console.errors.write("credstore: skipped \(Describe.space(space)): its host is not one a URL reads as the same host\n")
+                        refused += 1
+                        break
+                    }
                     guard FieldRules.isLineSafe(credential.user), FieldRules.isLineSafe(credential.password) else {
                         console.errors.write("credstore: skipped \(Describe.space(space)): its user name or password holds a line break or NUL\n")
                         refused += 1

@@ -37,32 +37,44 @@ struct SpaceRequest: Equatable {
     /// Whether the options name one exact space rather than a request URL to match.
     var isExact: Bool { method != nil || proxy != nil }
 
-    /// The URL, checked: a scheme, a host, and no password.
+    /// The URL, read as every door of credstore reads one (`URLReading`): a scheme, a host
+    /// that a browser would read the same way, and no user name or password.
     ///
-    /// - Throws: a data error (65) for anything else; a URL cannot be fixed by other flags.
-    func parsedURL() throws -> URL {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme, !scheme.isEmpty,
-              let host = parsed.host, !host.isEmpty else {
+    /// - Throws: `invalidInput` (65) with the reason; a URL cannot be fixed by other flags.
+    func reading() throws -> URLReading {
+        do {
+            return try URLReading(url)
+        } catch let error as CredentialStorageError where error.message == URLReading.notAURL {
+            // Its words are repeated only when no secret can be among them (nothing before an @).
+            guard !url.contains("@") else { throw error }
             // A bare host name most likely wants the https scheme in front.
             let bare = !url.contains("://") && !url.isEmpty && !url.contains(where: { $0.isWhitespace || $0 == "/" })
             let example = bare ? "https://\(url)" : "https://api.example.com"
-            throw CommandFailure(.dataError, "\(String(reflecting: url)) is not a URL with a host; give a URL such as \(example)")
+            throw CredentialStorageError(.invalidInput, "\(String(reflecting: url)) is not a URL with a host; give a URL such as \(example)")
         }
-        guard parsed.password == nil else {
-            // Its words are in the shell's history and in ps by now; say so, but do not repeat them.
-            throw CommandFailure(.dataError, "the URL carries a password, and secrets never come from the command line; give the URL without it (the password is read from standard input or a prompt)")
+    }
+
+    /// The URL as ``reading()`` reads it, spelled for Foundation.
+    func parsedURL() throws -> URL {
+        guard let url = try reading().url else {
+            throw CredentialStorageError(.invalidInput, URLReading.notAURL)
         }
-        return parsed
+        return url
     }
 
     /// The exact space the options name.
     func protectionSpace() throws -> ProtectionSpace {
-        let parsed = try parsedURL()
+        let parsed = try reading()
         if let proxy {
-            return ProtectionSpace(proxyHost: parsed.host!, port: parsed.port ?? 0, type: proxy.proxyType,
-                                   realm: realm, authenticationMethod: method?.authenticationMethod)
+            let space = ProtectionSpace(proxyHost: parsed.host, port: parsed.port ?? 0, type: proxy.proxyType,
+                                        realm: realm, authenticationMethod: method?.authenticationMethod)
+            try space.validate()
+            return space
         }
-        return try ProtectionSpace(url: parsed, realm: realm, authenticationMethod: method?.authenticationMethod)
+        let space = ProtectionSpace(host: parsed.host, port: parsed.port ?? 0, protocol: parsed.scheme,
+                                    realm: realm, authenticationMethod: method?.authenticationMethod)
+        try space.validate()
+        return space
     }
 }
 

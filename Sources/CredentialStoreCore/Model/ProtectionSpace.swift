@@ -79,14 +79,23 @@ public struct ProtectionSpace: Hashable, Sendable {
 
     /// Creates the server space of a URL: its scheme, host and port.
     ///
+    /// The URL is read as browsers and the WHATWG URL standard read it, or refused: a URL whose
+    /// text Foundation and a browser would take to different hosts (a backslash, a
+    /// percent-encoded host, a user name or password before `@`, white space, a host in an old
+    /// IPv4 spelling such as `0x7f.1`) names no space.
+    ///
     /// - Throws: ``CredentialStorageError/Code/invalidProtectionSpace`` when the URL has no host or
     ///   names a space no store may hold (see `validate()`), ``CredentialStorageError/Code/invalidInput``
-    ///   when the realm or method holds a line break or NUL.
+    ///   when its text is one of those above, or the realm or method holds a line break or NUL.
+    ///   No message repeats the URL.
     public init(url: URL, realm: String? = nil, authenticationMethod: AuthenticationMethod? = nil) throws {
-        guard let host = url.host, !host.isEmpty else {
+        let reading: URLReading
+        do {
+            reading = try URLReading(url.absoluteString)
+        } catch let error as CredentialStorageError where error.message == URLReading.notAURL {
             throw CredentialStorageError(.invalidProtectionSpace, "the URL has no host; give a URL such as https://example.com")
         }
-        self.init(host: host, port: url.port ?? 0, protocol: url.scheme, realm: realm, authenticationMethod: authenticationMethod)
+        self.init(host: reading.host, port: reading.port ?? 0, protocol: reading.scheme, realm: realm, authenticationMethod: authenticationMethod)
         try validate()
     }
 

@@ -229,7 +229,7 @@ import CredentialStoreChallenges
         ("http://example.com:8080/", "example.com", 8080, "http"),
         ("ftp://files.example.org", "files.example.org", 21, "ftp"),
         ("HTTPS://EXAMPLE.COM.:8443/", "example.com", 8443, "https"),
-        ("https://user@[::1]:8443/x", "::1", 8443, "https"),
+        ("https://[::1]:8443/x", "::1", 8443, "https"),
         ("gopher://example.com", "example.com", 0, "gopher"),
     ])
     func initFromURL(url: String, host: String, port: Int, proto: String) throws {

@@ -155,7 +155,10 @@ import CredentialStoreTestSupport
                         for: try ProtectionSpace(url: URL(string: "https://apple.com/")!))
         let lookalike = URL(string: url)
         if let lookalike {
-            #expect(try storage.defaultCredential(for: lookalike) == nil)
+            // Read as another host and found empty, or refused as no valid name: nothing either way.
+            do {
+                #expect(try storage.defaultCredential(for: lookalike) == nil)
+            } catch CredentialStorageError.Code.invalidInput {}
         }
         #expect(try storage.defaultCredential(for: URL(string: "https://APPLE.com./")!)?.password == "pw")
     }
