@@ -35,26 +35,31 @@ struct EndpointText {
     var port: Int?
 
     init(_ text: String) throws {
+        // Repeated in a message only when nothing in it can be a password (`user:pw@host`).
+        let shown = text.contains("@") ? "the server" : String(reflecting: text)
         var host = Substring(text)
         var port: Int?
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { throw CommandFailure(.dataError, "\(String(reflecting: text)) is not HOST or HOST:PORT") }
+            guard let close = host.firstIndex(of: "]") else { throw CommandFailure(.dataError, "\(shown) is not HOST or HOST:PORT") }
             let rest = host[host.index(after: close)...]
             if rest.hasPrefix(":") {
                 port = Int(rest.dropFirst())
-                guard port != nil else { throw CommandFailure(.dataError, "\(String(reflecting: text)) has no port number after the colon") }
+                guard port != nil else { throw CommandFailure(.dataError, "\(shown) has no port number after the colon") }
             } else if !rest.isEmpty {
-                throw CommandFailure(.dataError, "\(String(reflecting: text)) is not HOST or HOST:PORT")
+                throw CommandFailure(.dataError, "\(shown) is not HOST or HOST:PORT")
             }
             host = host[host.index(after: host.startIndex)..<close]
         } else if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon {
             port = Int(host[host.index(after: colon)...])
-            guard port != nil else { throw CommandFailure(.dataError, "\(String(reflecting: text)) has no port number after the colon") }
+            guard port != nil else { throw CommandFailure(.dataError, "\(shown) has no port number after the colon") }
             host = host[..<colon]
         }
         guard !host.isEmpty, port.map({ (1...65535).contains($0) }) ?? true else {
-            throw CommandFailure(.dataError, "\(String(reflecting: text)) is not HOST or HOST:PORT")
+            throw CommandFailure(.dataError, "\(shown) is not HOST or HOST:PORT")
         }
+        // Read as every host that names a server is (URLReading): one a browser or curl would
+        // take for another host (a backslash, percent escapes, 0x7f.1) is refused.
+        _ = try URLReading.host(String(host))
         try ProtectionSpace(host: String(host), port: port ?? 443, protocol: "https", realm: nil).validate()
         self.host = String(host)
         self.port = port

@@ -129,6 +129,18 @@ struct URLReadingCommandTests {
         #expect(result.stderr.contains("backslash"))
     }
 
+    /// `pin` names a server as HOST[:PORT], read by the same host rules; a login typed in front
+    /// of it is never repeated.
+    @Test func aPinTargetIsReadByTheSameHostRulesAndNeverEchoesALogin() throws {
+        let sandbox = try Sandbox()
+        for server in ["alice:hunter2@api.example.com", "0x7f.1", "%65vil.example.com"] {
+            let removed = try sandbox.run(["pin", "remove", server] + sandbox.storeArguments)
+            #expect(removed.status == 65, "\(server): \(removed.stderr)")
+            #expect(removed.stderrIsOneErrorLine)
+            #expect(!removed.stderr.contains("hunter2") && !removed.stdout.contains("hunter2"), "\(removed.stderr)")
+        }
+    }
+
     /// A netrc machine in an old IPv4 spelling is a host curl reads as another address.
     @Test func aNetrcMachineInAnOldIPv4SpellingIsSkipped() throws {
         let sandbox = try Sandbox()
