@@ -118,13 +118,14 @@ extension CredentialStorage {
         let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
-            var lastMerged: Int64?
+            var trusting = TrustedDeviceRecord(publicKey: key, trusted: clock.now())
             if let sealed = try transaction.trustedDevice(keyIndex: index), let record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed) {
                 if record.isTrusted { return nil }
-                lastMerged = record.lastMerged
+                trusting.lastMerged = record.lastMerged
+                // Every revocation of it up to the one this trust overrides is passed over from now on.
+                trusting.overridesRevocationsUpTo = max(record.revocation?.revokedAt ?? .min, record.overridesRevocationsUpTo ?? .min)
             }
-            try transaction.addTrustedDevice(
-                keyIndex: index, sealedPublicKey: keys.encryptTrustedDevice(TrustedDeviceRecord(publicKey: key, trusted: clock.now(), lastMerged: lastMerged)))
+            try transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedDevice(trusting))
             return try pipeline.foldSeal(into: transaction)
         }, afterCommit: { generation in
             if let generation { committed(generation: generation) }

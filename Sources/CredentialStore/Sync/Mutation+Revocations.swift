@@ -34,8 +34,9 @@ extension Mutation {
             }
             let existing = try record(of: statement.revoked)
             if let existing, !existing.isTrusted { continue }
-            // Trusted here again after the revocation was made: the local choice stands.
-            if let trusted = existing?.trusted, trusted >= statement.revokedAt { continue }
+            // Trusted here again over a revocation at least as late (the revokers' clocks, not this
+            // machine's against theirs): the local choice stands.
+            if let overridden = existing?.overridesRevocationsUpTo, overridden >= statement.revokedAt { continue }
             // A device this store never trusted is recorded as revoked too, so the statement
             // travels on and a later bundle of that device's is refused with its reason.
             var record = existing ?? TrustedDeviceRecord(publicKey: statement.revoked)

@@ -124,7 +124,14 @@ extension StoreKeyring {
         plain.append(raw: record.publicKey.bytes)
         plain.append(record.trusted ?? 0)
         plain.append(record.lastMerged ?? 0)
-        record.revocation?.write(to: &plain)
+        if let revocation = record.revocation {
+            plain.append(TrustedDeviceRecord.revocationTag)
+            revocation.write(to: &plain)
+        }
+        if let overridden = record.overridesRevocationsUpTo {
+            plain.append(TrustedDeviceRecord.overrideTag)
+            plain.append(overridden)
+        }
         return encrypt(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(record.publicKey).bytes)
     }
 
@@ -137,9 +144,16 @@ extension StoreKeyring {
             if reader.isAtEnd { return TrustedDeviceRecord(publicKey: key) }
             guard let trusted = try? reader.readInt64(), let merged = try? reader.readInt64() else { return nil }
             var record = TrustedDeviceRecord(publicKey: key, trusted: trusted > 0 ? trusted : nil, lastMerged: merged > 0 ? merged : nil)
-            if !reader.isAtEnd {
+            // Tagged fields, each at most once, in this order.
+            if !reader.isAtEnd, reader.peekByte() == TrustedDeviceRecord.revocationTag {
+                _ = try? reader.readByte()
                 guard let revocation = try? RevocationStatement.read(from: &reader), revocation.revoked == key else { return nil }
                 record.revocation = revocation
+            }
+            if !reader.isAtEnd, reader.peekByte() == TrustedDeviceRecord.overrideTag {
+                _ = try? reader.readByte()
+                guard let overridden = try? reader.readInt64() else { return nil }
+                record.overridesRevocationsUpTo = overridden
             }
             return reader.isAtEnd ? record : nil
         } ?? nil
@@ -162,12 +176,20 @@ struct TrustedDeviceRecord: Hashable, Sendable {
     var lastMerged: Int64?
     /// The statement that revoked the device; nil while it is trusted.
     var revocation: RevocationStatement?
+    /// When the device was trusted here again after a revocation: the time, on the revoker's clock,
+    /// of the revocation that trust overrode. Revocations of it made up to then are passed over;
+    /// both times are the revoker's clock, so no skew between machines decides it.
+    var overridesRevocationsUpTo: Int64?
 
-    init(publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil, revocation: RevocationStatement? = nil) {
+    static let revocationTag: UInt8 = 0x52
+    static let overrideTag: UInt8 = 0x4F
+
+    init(publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil, revocation: RevocationStatement? = nil, overridesRevocationsUpTo: Int64? = nil) {
         self.publicKey = publicKey
         self.trusted = trusted
         self.lastMerged = lastMerged
         self.revocation = revocation
+        self.overridesRevocationsUpTo = overridesRevocationsUpTo
     }
 
     var isTrusted: Bool { revocation == nil }

@@ -92,6 +92,11 @@ package struct ByteReader {
 
     package var isAtEnd: Bool { offset == bytes.count }
 
+    /// The next byte, not consumed; nil at the end.
+    package func peekByte() -> UInt8? {
+        offset < bytes.count ? bytes[offset] : nil
+    }
+
     package mutating func readByte() throws -> UInt8 {
         guard offset < bytes.count else { throw Malformed() }
         defer { offset += 1 }

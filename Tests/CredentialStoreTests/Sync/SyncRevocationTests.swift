@@ -136,6 +136,19 @@ import CredentialStoreTestSupport
         #expect(try a.storage.revokedDevices().map(\.key) == [try c.publicKey])
     }
 
+    @Test func aRevocationReachesAStoreWhoseClockIsAheadOfTheRevokers() throws {
+        // The revoker 139 minutes slow, a receiver 691 minutes fast, both within the allowed skew:
+        // the receiver trusted C "later" by its own clock than the revocation's time by the revoker's.
+        let start = nowMillis()
+        let slow = TestClock(startingAt: start - 139 * 60_000), fast = TestClock(startingAt: start + 691 * 60_000)
+        let revoker = try SyncPeer(clock: slow), receiver = try SyncPeer(clock: fast), c = try SyncPeer()
+        try trust([revoker, receiver, c], [revoker, receiver, c])
+        try revoker.storage.untrustDevice(try c.publicKey)
+        let report = try receiver.storage.importBundle(from: try revoker.export(to: [receiver]))
+        #expect(report.revocations.map(\.key) == [try c.publicKey])
+        #expect(try !receiver.storage.trustedDeviceKeys().contains(try c.publicKey))
+    }
+
     @Test func aStatementWhoseSignatureDoesNotVerifyRefusesTheBundle() throws {
         let fleet = try Fleet()
         let (a, b, c) = (fleet.a, fleet.b, fleet.c)
