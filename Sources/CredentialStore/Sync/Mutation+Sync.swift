@@ -29,7 +29,12 @@ extension Mutation {
         guard live == (row?.persistence == .synchronizable) else {
             throw TableSealing.unpaired(live ? "a live register without its credential" : "a synchronizable credential without a live register")
         }
-        if let local, local.stamp >= remote.stamp { return .unchanged }
+        // At one reading a deletion outranks the live item: only a stale store's withdrawal or
+        // refusal (docs/sync-format.md, "Stale devices") records one, and every store must end
+        // deleting the item, whichever it merged first.
+        if let local, local.stamp > remote.stamp || (local.stamp == remote.stamp && (local.deleted || remote.password != nil)) {
+            return .unchanged
+        }
         // The remote state wins; a local value it replaces may be the loser of a concurrent edit.
         let lost = local.flatMap { local in
             !local.deleted && concurrency?.isConcurrent(local: local.stamp, remote: remote.stamp) == true ? local.stamp : nil

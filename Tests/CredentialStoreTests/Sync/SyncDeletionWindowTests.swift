@@ -68,7 +68,8 @@ import CredentialStoreTestSupport
         try b.storage.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
         advance(clocks, by: 200 * day)
         try b.storage.exportSynchronizable(to: b.file("expire.csbundle"), protection: .recipients([try b.publicKey]))
-        let report = try b.storage.importBundle(from: a.export(to: [b]))
+        let fromA = try a.export(to: [b])
+        let report = try b.storage.importBundle(from: fromA)
         #expect(report.added == 0 && report.dropped == [DroppedCredential(space: space, user: "bob")], "\(report)")
         #expect(try b.storage.credentials(for: space)["bob"] == nil)
     }
