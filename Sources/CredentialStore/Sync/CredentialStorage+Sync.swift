@@ -138,7 +138,7 @@ extension CredentialStorage {
     /// The revocation is a statement signed with this store's device key that travels in its
     /// bundles: every store that trusts this one applies it on its next merge and relays it on,
     /// so once each machine has synced once, no bundle any of them writes is sealed to the revoked
-    /// device. The revoked device cannot undo it; ``trustDevice(_:)`` on a store brings it back there.
+    /// device. The revoked device cannot undo it; ``trustDevice(_:)-(DeviceKey)`` on a store brings it back there.
     ///
     /// What the device already received stays with it: every synchronizable password of every
     /// bundle it could open. Change those passwords at their services after revoking a lost

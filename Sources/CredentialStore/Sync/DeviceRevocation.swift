@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// A revocation made on any machine this store trusts reaches this store with that machine's
 /// bundles (or any bundle relaying it), and this store relays it on; docs/sync-format.md,
-/// "Revocation". Only ``CredentialStorage/trustDevice(_:)`` here brings the device back.
+/// "Revocation". Only ``CredentialStorage/trustDevice(_:)-(DeviceKey)`` here brings the device back.
 public struct DeviceRevocation: Hashable, Sendable, Codable {
     /// The revoked device's key.
     public var key: DeviceKey
