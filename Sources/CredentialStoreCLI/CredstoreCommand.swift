@@ -25,7 +25,8 @@ public struct CredstoreCommand: AsyncParsableCommand {
 
             Exit status: 0 ok; 1 not found or nothing matched; 64 usage; 65 invalid input \
             (a malformed URL, an ambiguous match); 74 I/O error or damaged store; 77 wrong key, \
-            tampering, or a store file open to others. See docs/cli.md.
+            tampering, or a store file open to others. See docs/cli.md (with the .deb, \
+            /usr/share/doc/credstore/cli.md).
             """,
         version: "0.1.0",
         subcommands: [

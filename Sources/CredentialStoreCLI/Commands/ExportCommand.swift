@@ -71,7 +71,8 @@ struct ImportCommand: ParsableCommand {
             logins, repeated rows and rows whose user the store holds with another password \
             (unless --overwrite) are skipped and listed with the reason. All credentials are \
             written in one transaction: a malformed file writes nothing. Delete the file \
-            afterwards: it holds your passwords in plain text. See docs/cli.md for the columns.
+            afterwards: it holds your passwords in plain text. See docs/cli.md (with the .deb, \
+            /usr/share/doc/credstore/cli.md) for the columns.
             """)
 
     @Argument(help: ArgumentHelp("The bundle file to merge, or with --from the other store's file.", valueName: "file"), completion: .file())
