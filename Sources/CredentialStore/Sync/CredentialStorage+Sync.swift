@@ -115,6 +115,9 @@ extension CredentialStorage {
     /// store that applied the revocation keeps it until it trusts the device itself.
     public func trustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
+        guard key != (try deviceIdentity().publicKey) else {
+            throw CredentialStorageError(.invalidInput, "that is this store's own device key; trust the key another store shows")
+        }
         let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
             let index = keys.trustedKeyIndex(key)
@@ -202,6 +205,32 @@ extension CredentialStorage {
         }.sorted { $0.publicKey.description < $1.publicKey.description }
     }
 
+    /// Applies the revocations that the bundles at `urls` carry, all of them, oldest first, before
+    /// any of their credentials is merged: `credstore sync` calls it with every bundle of its
+    /// folder, so that a revoked device's changes are refused even when its bundle comes first,
+    /// and a revocation made before its revoker was itself revoked still counts. A bundle this
+    /// store cannot open (not sealed to it, a passphrase bundle, damaged) is passed over here;
+    /// ``importBundle(from:passphrase:dryRun:progress:)`` reports it. Only each bundle's header
+    /// and revocations are read.
+    ///
+    /// - Returns: the revocations that took effect, as ``ImportReport/revocations`` reports them.
+    @discardableResult
+    public func applyRevocations(fromBundlesAt urls: [URL]) throws -> [DeviceRevocation] {
+        let device = try deviceIdentity(settling: false)
+        var statements: [RevocationStatement] = []
+        for url in urls {
+            guard let source = try? BundleFileSource(url: url),
+                  let stream = try? BundleStream(source: source, passphrase: nil, device: device),
+                  stream.metadata.revocationCount > 0,
+                  case .revocations(let carried)? = try? stream.next(),
+                  carried.allSatisfy(\.verifies)
+            else { continue }
+            statements += carried
+        }
+        guard !statements.isEmpty else { return [] }
+        return try mutate { try $0.applyRevocations(statements, device: device) }
+    }
+
     /// Writes every synchronizable credential, deletion and default choice of this store to a
     /// bundle file (0600, replaced atomically). Nothing of another tier leaves the machine.
     ///
@@ -212,8 +241,15 @@ extension CredentialStorage {
     /// - Returns: whether the file was written.
     @discardableResult
     public func exportSynchronizable(to url: URL, protection: BundleProtection) throws -> Bool {
-        // A mistyped recipient is refused before anything is read or written.
-        if case .recipients(let texts) = protection { _ = try texts.map(DeviceKey.init) }
+        // A mistyped recipient is refused before anything is read or written, and so is a revoked one.
+        if case .recipients(let texts) = protection {
+            let keys = try texts.map(DeviceKey.init)
+            let revoked = Dictionary(try revokedDevices().map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+            if let refused = keys.lazy.compactMap({ revoked[$0] }).first {
+                throw CredentialStorageError(.invalidInput,
+                    "the device \(refused.key) was revoked (by \(refused.revokedBy)); nothing was exported to it. Trust it again first if that was a mistake")
+            }
+        }
         let device = try deviceIdentity()
         // Through `mutate`: the expiry of old tombstones is folded into the table seal.
         let contents = try mutate { mutation -> BundleContents in

@@ -4,32 +4,35 @@ import CredentialStorePersistence
 
 /// How a merge applies the revocation statements a bundle carries (docs/sync-format.md, "Revocation").
 extension Mutation {
-    /// Applies each statement whose revoker this store trusts: the revoked device's row becomes a
-    /// revoked one (its bundles refused, nothing sealed to it, the statement relayed on in this
-    /// store's bundles). A statement is passed over when this store trusted the device again
-    /// locally after it was made, when its revoker is not trusted here (a revoked device's
-    /// statements included), and when it is this store's own; one naming this store is reported
-    /// but changes nothing here.
+    /// Applies each statement whose revoker this store trusts, oldest first (by the revokers'
+    /// clocks; ties by key): the revoked device's row becomes a revoked one (its bundles refused,
+    /// nothing sealed to it, the statement relayed on in this store's bundles). Trust is followed
+    /// statement by statement, so a device revoked by an earlier statement cannot revoke anyone
+    /// later, whatever order the statements arrive in. A statement is passed over when its
+    /// revoker is not trusted here, when this store trusted the device again over a revocation at
+    /// least as late, and when it is dated more than the allowed clock skew ahead of this
+    /// machine's clock. This store's own statements apply too (a store put back from a backup
+    /// learns its own revocations again); one naming this store is reported but changes nothing.
     ///
     /// - Returns: the revocations that took effect here, this device's own included.
     /// - Throws: `invalidBundle` when a statement's signature does not verify.
     func applyRevocations(_ statements: [RevocationStatement], device: DeviceIdentity) throws -> [DeviceRevocation] {
         var applied: [DeviceRevocation] = []
-        // Trust as it stood before this bundle: a statement in it cannot disable another in it.
-        var revokers: [DeviceKey: Bool] = [:]
-        func trusts(_ key: DeviceKey) throws -> Bool {
-            if let known = revokers[key] { return known }
-            let trusted = try record(of: key)?.isTrusted ?? false
-            revokers[key] = trusted
-            return trusted
+        let latest = clock.now() + SyncWindows.maximumClockSkew
+        let ordered = statements.sorted { a, b in
+            if a.revokedAt != b.revokedAt { return a.revokedAt < b.revokedAt }
+            if a.revoker != b.revoker { return a.revoker.bytes.lexicographicallyPrecedes(b.revoker.bytes) }
+            return a.revoked.bytes.lexicographicallyPrecedes(b.revoked.bytes)
         }
-        for statement in statements {
+        for statement in ordered {
             guard statement.verifies else {
                 throw BundleFormat.invalid("a revocation's signature does not verify")
             }
-            guard statement.revoker != device.publicKey, try trusts(statement.revoker) else { continue }
+            guard statement.revokedAt <= latest else { continue }
+            let revokerTrusted = try statement.revoker == device.publicKey || record(of: statement.revoker)?.isTrusted == true
+            guard revokerTrusted else { continue }
             if statement.revoked == device.publicKey {
-                applied.append(DeviceRevocation(statement))
+                if statement.revoker != device.publicKey { applied.append(DeviceRevocation(statement)) }
                 continue
             }
             let existing = try record(of: statement.revoked)

@@ -107,7 +107,7 @@ struct ImportCommand: ParsableCommand {
         }
         let storage = try global.location(in: console).openOrCreate(console)
         let report = try Self.merge(URL(fileURLWithPath: file), into: storage, dryRun: dryRun, console: console)
-        for note in SyncReportNotes.lines(report, bundle: nil) { console.errors.write(note) }
+        for note in SyncReportNotes.lines(report, bundle: nil, thisDevice: try storage.deviceKey) { console.errors.write(note) }
         for conflict in report.conflicts { console.errors.write(HistoryCommand.conflictNote(conflict)) }
         console.output.write(global.json ? Self.json(report).rendered + "\n" : Self.text(report, dryRun: dryRun))
     }

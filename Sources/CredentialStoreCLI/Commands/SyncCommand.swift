@@ -63,10 +63,22 @@ struct SyncCommand: ParsableCommand {
             throw CommandFailure(.ioError, "cannot read the folder \(directory); check that it exists")
         }
 
+        // Every revocation the folder carries first, oldest first: a revoked device's bundle must not
+        // merge because it sorts before the bundle that revokes it.
+        let urls = names.map { folder.appendingPathComponent($0) }.filter { url in
+            var info = stat()
+            return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        }
+        let revocations = try storage.applyRevocations(fromBundlesAt: urls)
         var total = ImportReport()
+        total.revocations = revocations
         var merged: [(name: String, report: ImportReport)] = []
+        var revocationNote = ImportReport()
+        revocationNote.revocations = revocations
+        for note in SyncReportNotes.lines(revocationNote, bundle: nil, thisDevice: try storage.deviceKey) { console.errors.write(note) }
         if let mergedBack {
             total = mergedBack
+            total.revocations = revocations
             console.errors.write("credstore: note: \(ownName) is this store's own bundle, written before the store went back (a backup restored, an older copy accepted): its synchronizable changes were merged back first (\(mergedBack.added) added, \(mergedBack.updated) updated, \(mergedBack.removed) removed), so that writing it again loses none\n")
         }
         // Notes: files that are not for this store, or too old to merge, are normal in a shared

@@ -28,7 +28,12 @@ import CredentialStoreTestSupport
         func sync(_ peer: SyncPeer) throws -> [ImportReport] {
             let own = try peer.storage.deviceID + ".csbundle"
             var reports: [ImportReport] = []
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder.directory.path).sorted() where name.hasSuffix(".csbundle") && name != own {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.directory.path).sorted().filter { $0.hasSuffix(".csbundle") && $0 != own }
+            // As `credstore sync` does: every revocation in the folder first.
+            var first = ImportReport()
+            first.revocations = try peer.storage.applyRevocations(fromBundlesAt: names.map { folder.directory.appendingPathComponent($0) })
+            reports.append(first)
+            for name in names {
                 do {
                     reports.append(try peer.storage.importBundle(from: folder.directory.appendingPathComponent(name)))
                 } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore {
@@ -99,13 +104,14 @@ import CredentialStoreTestSupport
         try a.storage.untrustDevice(try c.publicKey)
         try fleet.sync(a)
         try fleet.sync(b)
-        // C, revoked, revokes B and writes a bundle sealed to everyone it knows.
-        try c.storage.untrustDevice(try b.publicKey)
+        // C, revoked, plants a password for everyone, then revokes B in a bundle for A.
         try c.storage.set(sync("mallory", "from the revoked device"), for: space)
-        let fromC = try c.export(to: [a, b, c])
-        for peer in [a, b] {
+        let planted = try c.export(to: [a, b, c])
+        try c.storage.untrustDevice(try b.publicKey)
+        let revoking = try c.export(to: [a, c])
+        for (peer, bundle) in [(a, planted), (b, planted), (a, revoking)] {
             #expect {
-                try peer.storage.importBundle(from: fromC)
+                try peer.storage.importBundle(from: bundle)
             } throws: { ($0 as? CredentialStorageError)?.code == .bundleNotForThisStore && "\($0)".contains("revoked") }
         }
         // Nor does C's statement travel: B refused C's bundle, so it has nothing of it to relay.
@@ -147,6 +153,53 @@ import CredentialStoreTestSupport
         let report = try receiver.storage.importBundle(from: try revoker.export(to: [receiver]))
         #expect(report.revocations.map(\.key) == [try c.publicKey])
         #expect(try !receiver.storage.trustedDeviceKeys().contains(try c.publicKey))
+    }
+
+    @Test func aRevokedDevicesBundleThatSortsFirstMergesNowhere() throws {
+        let fleet = try Fleet()
+        let (x, y, z) = (fleet.a, fleet.b, fleet.c)
+        try x.storage.set(sync("alice", "genuine"), for: space)
+        for peer in [x, y, z, x, y, z] { try fleet.sync(peer) }
+        try x.storage.untrustDevice(try z.publicKey)
+        try fleet.sync(x)
+        // Z plants a password and revokes X, in a bundle named to be read before X's.
+        try z.storage.set(sync("alice", "EVIL"), for: space)
+        try z.storage.untrustDevice(try x.publicKey)
+        try z.storage.exportSynchronizable(
+            to: fleet.folder.directory.appendingPathComponent("0.csbundle"),
+            protection: .recipients([try y.publicKey, try z.publicKey]))
+        try fleet.sync(y)
+        try fleet.sync(x)
+        for peer in [x, y] {
+            #expect(try peer.storage.credentials(for: space)["alice"]?.password == "genuine")
+            #expect(try peer.storage.revokedDevices().map(\.key) == [try z.publicKey], "Z revoked, X not: Z's later statement is refused")
+        }
+    }
+
+    @Test func aStoreRestoredToBeforeItsOwnRevocationLearnsItAgain() throws {
+        let fleet = try Fleet()
+        let (a, b) = (fleet.a, fleet.b)
+        for peer in [a, b, fleet.c] { try fleet.sync(peer) }
+        let backup = a.file("a.backup")
+        try a.storage.backup(to: backup, passphrase: "backup passphrase")
+        try a.storage.untrustDevice(try b.publicKey)
+        try fleet.sync(a)
+        try fleet.sync(fleet.c)
+        try CredentialStorage.restore(from: backup, passphrase: "backup passphrase", to: a.folder.databaseURL,
+                                      key: .keyFile(a.folder.keyFileURL), rollbackAnchor: .directory(a.folder.anchorDirectory))
+        let restored = try a.folder.open()
+        #expect(try restored.trustedDeviceKeys().contains(try b.publicKey), "the backup predates the revocation")
+        _ = try restored.applyRevocations(fromBundlesAt: [try fleet.bundle(of: fleet.c)])
+        #expect(try restored.revokedDevices().map(\.key) == [try b.publicKey], "C relays A's own statement back to it")
+    }
+
+    @Test func noBundleIsWrittenForARevokedDeviceNorForThisStoreItself() throws {
+        let fleet = try Fleet()
+        try fleet.a.storage.untrustDevice(try fleet.c.publicKey)
+        expectError(.invalidInput) {
+            try fleet.a.storage.exportSynchronizable(to: fleet.a.file("x.csbundle"), protection: .recipients([try fleet.c.publicKey]))
+        }
+        expectError(.invalidInput) { try fleet.a.storage.trustDevice(try fleet.a.publicKey) }
     }
 
     @Test func aStatementWhoseSignatureDoesNotVerifyRefusesTheBundle() throws {
