@@ -115,11 +115,12 @@ extension CredentialStorage {
     /// store that applied the revocation keeps it until it trusts the device itself.
     public func trustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
-        guard key != (try deviceIdentity().publicKey) else {
-            throw CredentialStorageError(.invalidInput, "that is this store's own device key; trust the key another store shows")
-        }
         let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
+            // Read, not made: a store without a device identity has no own key to mistake.
+            if let own = try transaction.device(), own.publicKey == key.bytes {
+                throw CredentialStorageError(.invalidInput, "that is this store's own device key; trust the key another store shows")
+            }
             let index = keys.trustedKeyIndex(key)
             var trusting = TrustedDeviceRecord(publicKey: key, trusted: clock.now())
             if let sealed = try transaction.trustedDevice(keyIndex: index), let record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed) {
