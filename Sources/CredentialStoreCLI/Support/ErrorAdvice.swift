@@ -52,6 +52,10 @@ extension CredentialStorageError {
     ///   of a device no longer trusted here is then a retired device's, which the note says how
     ///   to clear away.
     func messageWithAdvice(command: String?, thisDevice: DeviceKey? = nil, bundle: String? = nil) -> String {
+        // A revoked recipient is no mistyped key: copying the key again would not help.
+        if code == .invalidInput, command == "export", message.contains(" was revoked (by ") {
+            return message + "; if revoking it was a mistake, run `credstore device trust` with that key here first"
+        }
         if code == .bundleNotForThisStore, namesRevokedSigner {
             // A revocation is undone only on purpose, machine by machine.
             var advice = "its bundles stay refused; only `credstore device trust` with that key, run here, brings it back"

@@ -48,6 +48,12 @@ struct RevocationCommandTests {
         #expect(revokedSection.contains(cKey) && revokedSection.contains(aKey), "\(listed.stdout)")
         #expect(try fleet.machines[b].run(["device", "list", "--json"] + fleet.machines[b].storeArguments).stdout.contains("\"status\":\"revoked\""))
 
+        // No bundle is written for C by hand either, and the refusal says how to undo the revocation.
+        let exported = try fleet.machines[a].run(["export", fleet.shared.appendingPathComponent("for-c.bundle").path, "--recipient", cKey]
+            + fleet.machines[a].storeArguments)
+        #expect(exported.status == 65 && exported.stderrIsOneErrorLine && exported.stderr.contains("run `credstore device trust` with that key"), "\(exported.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fleet.shared.appendingPathComponent("for-c.bundle").path))
+
         // C cannot undo it: what it writes stays refused everywhere.
         try fleet.machines[c].add(url, user: "mallory", password: "planted", ["--persistence", "synchronizable"])
         _ = try fleet.machines[c].run(["sync", fleet.shared.path] + fleet.machines[c].storeArguments)
