@@ -179,13 +179,7 @@ struct StoreRecord {
     init?(_ anchor: RollbackAnchor, databaseURL: URL) {
         guard let directory = anchor.directory else { return nil }
         // The folder's real path, so that two spellings of one store share a record.
-        let folder = databaseURL.deletingLastPathComponent().path
-        var canonical = folder
-        if let resolved = realpath(folder, nil) {
-            canonical = String(cString: resolved)
-            free(resolved)
-        }
-        databasePath = canonical + "/" + databaseURL.lastPathComponent
+        databasePath = StoreFiles.canonicalPath(databaseURL.path)
         let digest = Sodium.hash(Array(databasePath.utf8), outputBytes: 16)
         let hexDigits = Array("0123456789abcdef".utf8)
         let name = "path-" + String(decoding: digest.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0x0f)]] }, as: UTF8.self)
