@@ -8,6 +8,9 @@ struct BundleItem: Hashable, Sendable {
     /// seals them after user and password (``StoreKeyring/appendDetails(of:to:)``); empty when it
     /// has none, and always in a bundle of format 1, which predates them.
     var details: [UInt8] = []
+    /// For a tombstone a stale store recorded: when, by that store's clock (``SyncItemState/rememberedSince``).
+    /// Format 2 and later carry it where a live item's details go.
+    var rememberedSince: Int64? = nil
 }
 
 /// One space's default choice as a bundle carries it; a nil user is "no default".
@@ -181,8 +184,13 @@ enum BundleFormat {
             item.stamp.write(to: &chunk)
             chunk.append(optional: item.password)
             if formatVersion >= 2 {
-                chunk.append(Int64(item.details.count))
-                chunk.append(raw: item.details)
+                if item.password == nil, let rememberedSince = item.rememberedSince {
+                    chunk.append(Int64(8))
+                    chunk.append(rememberedSince)
+                } else {
+                    chunk.append(Int64(item.details.count))
+                    chunk.append(raw: item.details)
+                }
             }
             guard chunk.bytes.count - before <= itemLimit else {
                 chunk.wipe()
@@ -535,7 +543,13 @@ final class BundleStream {
                     if formatVersion >= 2 {
                         let count = try chunk.readInt64()
                         guard (0...Int64(BundleFormat.maximumItemBytes)).contains(count) else { throw ByteReader.Malformed() }
-                        item.details = Array(try chunk.readRaw(count: Int(count)))
+                        if item.password == nil {
+                            // A tombstone's slot holds when a stale store recorded it, or nothing.
+                            guard count == 0 || count == 8 else { throw ByteReader.Malformed() }
+                            if count == 8 { item.rememberedSince = try chunk.readInt64() }
+                        } else {
+                            item.details = Array(try chunk.readRaw(count: Int(count)))
+                        }
                     }
                     return item
                 })

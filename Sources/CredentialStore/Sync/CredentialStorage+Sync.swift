@@ -265,8 +265,16 @@ extension CredentialStorage {
                 throw TableSealing.unpaired("\(unpaired.credentials.count) credentials without a register, \(unpaired.registers.count) registers without a credential")
             }
             var items: [BundleItem] = []
+            let now = clock.now()
             for sealed in try transaction.allSyncItems() {
-                let state = try keys.decrypt(sealed)
+                var state = try keys.decrypt(sealed)
+                if state.unpublished {
+                    // A removal leaves this store now. Made long enough ago that the other stores
+                    // would forget it before it could reach them all, it is remembered from now.
+                    state.unpublished = false
+                    if now - state.stamp.wall > SyncWindows.margin { state.rememberedSince = now }
+                    try mutation.ledger.record(state, spaceIndex: sealed.spaceIndex, userIndex: sealed.userIndex)
+                }
                 var password: String?
                 var details = ByteWriter(capacity: 0)
                 if !state.deleted {
@@ -277,7 +285,9 @@ extension CredentialStorage {
                     password = credential.password
                     if credential.hasDetails { StoreKeyring.appendDetails(of: credential, to: &details) }
                 }
-                items.append(BundleItem(space: state.space, user: state.user, stamp: state.stamp, password: password, details: details.bytes))
+                items.append(BundleItem(
+                    space: state.space, user: state.user, stamp: state.stamp, password: password, details: details.bytes,
+                    rememberedSince: state.rememberedSince))
                 details.wipe()
             }
             let defaults = try transaction.allSyncDefaults().map { sealed in
@@ -473,6 +483,7 @@ extension CredentialStorage {
                             continue
                         }
                         if let stale, try mutation.isStaleArrival(item, spaceIndex: spaceIndex, userIndex: userIndex, peer: stale) {
+                            try mutation.refuseStale(item, spaceIndex: spaceIndex, userIndex: userIndex)
                             report.dropped.append(DroppedCredential(space: item.space, user: item.user))
                             continue
                         }

@@ -7,12 +7,11 @@ import CredentialStoreChallenges
 extension Mutation {
     /// Withdraws a synchronizable item the stale device's bundle no longer carries: its credential
     /// goes, and its register becomes a tombstone at the item's own reading, so the withdrawal
-    /// never wins over a copy of the same change elsewhere, nor over any later one, and expires
-    /// with the other tombstones.
+    /// never wins over any later change; at that reading it outranks the live item, so every store
+    /// that still holds that very version deletes it too. It is remembered from now
+    /// (``SyncItemState/rememberedSince``): by its reading it would already be forgotten.
     mutating func withdrawStale(_ state: SyncItemState, spaceIndex: BlindIndex, userIndex: BlindIndex) throws {
-        var tombstone = state
-        tombstone.deleted = true
-        try ledger.record(tombstone, spaceIndex: spaceIndex, userIndex: userIndex)
+        try recordStaleTombstone(state, spaceIndex: spaceIndex, userIndex: userIndex)
         guard let row = try transaction.credential(space: spaceIndex, user: userIndex), row.persistence == .synchronizable else { return }
         try transaction.deleteCredential(space: spaceIndex, user: userIndex)
         if try transaction.defaultChoice(space: spaceIndex)?.userIndex == userIndex {
@@ -20,6 +19,23 @@ extension Mutation {
         }
         try log(.removed, state.space, state.user, .synchronizable)
         announce(.removed, state.space, state.user, .synchronizable)
+    }
+
+    /// Refuses a live item of the stale device's bundle that ``isStaleArrival(_:spaceIndex:userIndex:peer:)``:
+    /// a tombstone at its reading, remembered from now, so that the next bundle carrying it (this
+    /// store is no longer stale once it merged the device) does not bring it back, and so that the
+    /// refusal reaches the stores that still hold it.
+    mutating func refuseStale(_ remote: BundleItem, spaceIndex: BlindIndex, userIndex: BlindIndex) throws {
+        try recordStaleTombstone(
+            SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: true),
+            spaceIndex: spaceIndex, userIndex: userIndex)
+    }
+
+    private mutating func recordStaleTombstone(_ state: SyncItemState, spaceIndex: BlindIndex, userIndex: BlindIndex) throws {
+        var tombstone = state
+        tombstone.deleted = true
+        tombstone.rememberedSince = max(clock.now(), state.stamp.wall + 1)
+        try ledger.record(tombstone, spaceIndex: spaceIndex, userIndex: userIndex)
     }
 
     /// Whether a live item of the stale device's bundle is one this store lacks (no register at

@@ -29,10 +29,21 @@ extension Mutation {
         guard live == (row?.persistence == .synchronizable) else {
             throw TableSealing.unpaired(live ? "a live register without its credential" : "a synchronizable credential without a live register")
         }
+        // A stale store's tombstone is remembered from when it was recorded, not from its reading:
+        // never later than now here, whatever the recording store's clock said.
+        let rememberedSince = remote.password != nil ? nil : remote.rememberedSince.flatMap { since in
+            since > remote.stamp.wall ? min(since, clock.now()) : nil
+        }
         // At one reading a deletion outranks the live item: only a stale store's withdrawal or
         // refusal (docs/sync-format.md, "Stale devices") records one, and every store must end
         // deleting the item, whichever it merged first.
         if let local, local.stamp > remote.stamp || (local.stamp == remote.stamp && (local.deleted || remote.password != nil)) {
+            // The same tombstone, recorded later by a stale store: remembered as long as there.
+            if local.deleted, local.stamp == remote.stamp, let since = rememberedSince, since > local.expiryBase {
+                var extended = local
+                extended.rememberedSince = since
+                try ledger.record(extended, spaceIndex: spaceIndex, userIndex: userIndex)
+            }
             return .unchanged
         }
         // The remote state wins; a local value it replaces may be the loser of a concurrent edit.
@@ -40,7 +51,7 @@ extension Mutation {
             !local.deleted && concurrency?.isConcurrent(local: local.stamp, remote: remote.stamp) == true ? local.stamp : nil
         }
         try ledger.record(
-            SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil),
+            SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil, rememberedSince: rememberedSince),
             spaceIndex: spaceIndex, userIndex: userIndex)
 
         guard let password = remote.password else {

@@ -10,6 +10,20 @@ struct SyncItemState: Hashable, Sendable {
     var user: String
     var stamp: HybridTimestamp
     var deleted: Bool
+    /// For a tombstone a stale store recorded (docs/sync-format.md, "Stale devices"): when it was
+    /// recorded, later than the item's own reading. The tombstone is remembered from then rather
+    /// than from its reading, which is older than deletions are remembered; without this it would
+    /// be forgotten at once, and the item it refused would come back with the next bundle.
+    var rememberedSince: Int64? = nil
+    /// For a tombstone of a removal made here: no bundle has carried it yet. It is remembered
+    /// until one does, however long that takes, and from then on as ``rememberedSince`` says:
+    /// the other machines cannot have heard of it, so their copies, however old, would otherwise
+    /// outlive it here and bring the credential back.
+    var unpublished = false
+
+    /// The time this register's expiry counts from (its clear `wall` column): a tombstone is
+    /// forgotten ``SyncWindows/tombstoneLifetime`` after it; an unpublished one never is.
+    var expiryBase: Int64 { unpublished ? .max : rememberedSince ?? stamp.wall }
 }
 
 /// The last-writer-wins default choice of one space; `user` nil means "no default".
@@ -23,6 +37,11 @@ struct SyncDefaultState: Hashable, Sendable {
 extension StoreKeyring {
     private enum SyncField: UInt8 {
         case item = 6, defaultChoice = 7, deviceSecret = 8, trustedKey = 9
+    }
+
+    /// The optional fields a register's plaintext may end with, each led by its tag.
+    private enum ItemField: UInt8 {
+        case rememberedSince = 0x52, unpublished = 0x55
     }
 
     private func itemAD(spaceIndex: BlindIndex, userIndex: BlindIndex, deleted: Bool, wall: Int64) -> [UInt8] {
@@ -43,9 +62,15 @@ extension StoreKeyring {
         plain.append(raw: state.space.canonicalEncoding.lengthPrefixed)
         plain.append(state.user)
         state.stamp.write(to: &plain)
+        if let rememberedSince = state.rememberedSince {
+            plain.append(ItemField.rememberedSince.rawValue)
+            plain.append(rememberedSince)
+        }
+        if state.unpublished { plain.append(ItemField.unpublished.rawValue) }
+        let wall = state.expiryBase
         return SealedSyncItem(
-            spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: state.stamp.wall,
-            sealedState: encrypt(plain.bytes, ad: itemAD(spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: state.stamp.wall)))
+            spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: wall,
+            sealedState: encrypt(plain.bytes, ad: itemAD(spaceIndex: spaceIndex, userIndex: userIndex, deleted: state.deleted, wall: wall)))
     }
 
     func decrypt(_ item: SealedSyncItem) throws -> SyncItemState {
@@ -53,16 +78,33 @@ extension StoreKeyring {
         let state = decrypt(item.sealedState, ad: ad) { plain -> SyncItemState? in
             var reader = ByteReader(plain)
             do {
-                let state = SyncItemState(
+                var state = SyncItemState(
                     space: try reader.readLengthPrefixedSpace(), user: try reader.readString(),
                     stamp: try HybridTimestamp.read(from: &reader), deleted: item.deleted)
+                // Each optional field once, in tag order, and only on a tombstone.
+                var last: UInt8 = 0
+                while !reader.isAtEnd {
+                    let tag = try reader.readByte()
+                    guard item.deleted, tag > last else { return nil }
+                    last = tag
+                    switch ItemField(rawValue: tag) {
+                    case .rememberedSince:
+                        let since = try reader.readInt64()
+                        guard since > state.stamp.wall else { return nil }
+                        state.rememberedSince = since
+                    case .unpublished:
+                        state.unpublished = true
+                    case nil:
+                        return nil
+                    }
+                }
                 try reader.expectEnd()
                 return state
             } catch {
                 return nil
             }
         } ?? nil
-        guard let state, state.stamp.wall == item.wall, spaceIndex(state.space) == item.spaceIndex,
+        guard let state, state.expiryBase == item.wall, spaceIndex(state.space) == item.spaceIndex,
               userIndex(spaceIndex: item.spaceIndex, user: state.user) == item.userIndex
         else { throw Self.tampered }
         return state

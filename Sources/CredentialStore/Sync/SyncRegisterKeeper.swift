@@ -55,6 +55,7 @@ final class SyncRegisterKeeper {
                         spaceIndex: spaceIndex, userIndex: userIndex)
                 } else if var state = try ledger.item(spaceIndex: spaceIndex, userIndex: userIndex), !state.deleted {
                     state.deleted = true
+                    state.unpublished = true
                     state.stamp = try ledger.tick()
                     try ledger.record(state, spaceIndex: spaceIndex, userIndex: userIndex)
                 }

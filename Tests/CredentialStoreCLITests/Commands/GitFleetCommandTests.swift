@@ -262,6 +262,37 @@ struct GitFleetCommandTests {
         }
     }
 
+    /// B removes alice and commits its bundle, but pushes only 200 days later, while A and C went
+    /// on syncing with alice: B's removal has expired on B, so B refuses alice when A's bundle
+    /// brings it, as a store stale with respect to A. The refusal holds on B's next sync (B is no
+    /// longer stale then), and it reaches A and C, which delete alice too.
+    @Test(.enabled(if: GitFleet.clocksCanMove, "needs /usr/bin/faketime and a dynamically linked credstore (faketime moves a static binary's clock not at all)"))
+    func aRefusalByAMachineBackAfter200DaysHoldsAndReachesTheOthers() throws {
+        let fleet = try GitFleet(count: 3)
+        try fleet.trustEachOther()
+        try fleet.add(0, url, user: "alice", password: "pa")
+        try fleet.add(0, url, user: "bob", password: "pb")
+        try fleet.rounds([0, 1, 2, 0, 1, 2])
+
+        let removed = try fleet.credstore(1, ["remove", url, "--user", "alice", "--synchronizable"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        // B syncs and commits, but its push waits until it is back.
+        _ = try fleet.prepare(1)
+        fleet.offsets = ["+100d", nil, "+100d"]
+        try fleet.rounds([0, 2, 0])
+        fleet.offsets = ["+200d", "+200d", "+200d"]
+        let back = try fleet.rounds([1, 1, 0, 2, 0, 2, 1])
+        #expect(back.first?.round.stderr.contains("dropped alice at \(url)") == true,
+                "B does not name what it refused: \(back.first?.round.stderr ?? "")")
+        for (index, round) in back {
+            #expect(round.added == 0, "sync on \(fleet.name(index)) added something: \(round.report) \(round.stderr)")
+        }
+        for index in 0..<3 {
+            #expect(try fleet.password(index, url, user: "alice") == nil, "alice came back on \(fleet.name(index))")
+            #expect(try fleet.password(index, url, user: "bob") == "pb", "bob is lost on \(fleet.name(index))")
+        }
+    }
+
     /// A's clock is 23 hours slow, so its deletion is stamped 23 hours early; B returns after 179
     /// and a half days, while its old bundle (alice alive) is still accepted. C, on a right clock,
     /// syncs first and must still remember the deletion.

@@ -83,14 +83,6 @@ final class FleetSimulation {
     static let userCount = 3
 
     let seed: UInt64
-    /// Whether the run may meet the losses the simulation found and the library has not fixed:
-    /// absences past 170 days, and an untrust within two days of a trust of the same device.
-    let knownIssues: Bool
-    static let longestAbsence = 170 * day
-    private var lastQuietRound: Int64 = 0
-    private var quietRoundDue = false
-    /// When a device last became trusted again anywhere (a revocation's time is compared with it).
-    private var lastTrust: Int64 = 0
     private var random: Generator
     private let base = nowMillis()
     /// The simulation's real time, in milliseconds from `base`.
@@ -144,9 +136,8 @@ final class FleetSimulation {
         var trusted: Int
     }
 
-    init(seed: UInt64, knownIssues: Bool = false) throws {
+    init(seed: UInt64) throws {
         self.seed = seed
-        self.knownIssues = knownIssues
         random = Generator(state: seed)
         folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("credstore-fleet-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -167,7 +158,7 @@ final class FleetSimulation {
     }
 
     /// Runs `operations` random operations, with a quiet round and its checks every 200 to 400 of
-    /// them (sooner when ``knownIssues`` is off and 170 days have passed) and at the end; stops
+    /// them and at the end; stops
     /// at the first failed check.
     func run(operations: Int) throws {
         var nextQuiet = Int.random(in: 200...400, using: &random)
@@ -175,7 +166,7 @@ final class FleetSimulation {
             try retrustDue()
             try step()
             op += 1
-            if op >= nextQuiet || op == operations || quietRoundDue {
+            if op >= nextQuiet || op == operations {
                 try quietRound()
                 nextQuiet = op + Int.random(in: 200...400, using: &random)
             }
@@ -310,16 +301,8 @@ final class FleetSimulation {
         }
     }
 
-    /// Moves every clock on. Unless ``knownIssues``, no more than 170 days pass between quiet
-    /// rounds: longer, a device that does not sync, or whose bundles are refused, meanwhile
-    /// leaves the others stale with respect to it, where the simulation finds stores that never
-    /// agree again and removals undone (docs/reliability.md, "Fleet simulation").
+    /// Moves every clock on.
     private func advance(by milliseconds: Int64) {
-        var milliseconds = milliseconds
-        if !knownIssues, time + milliseconds > lastQuietRound + Self.longestAbsence {
-            milliseconds = max(0, lastQuietRound + Self.longestAbsence - time)
-            quietRoundDue = true
-        }
         trace.append("\(op) advance \(milliseconds / 60_000) min")
         time += milliseconds
         for index in devices.indices { setClock(index) }
@@ -357,9 +340,6 @@ final class FleetSimulation {
     /// meanwhile), else until the next quiet round, under watch (``Revocation``).
     private func untrust(_ d: Int) throws {
         guard untrusted.isEmpty, revocation == nil, try everyoneTrustsEveryone() else { return }
-        // A store ignores a revocation made, by the revoker's clock, before its own trust of the
-        // device by its own clock: within the skew of a trust, a revocation may not take.
-        guard knownIssues || time - lastTrust > 2 * Self.day else { return }
         let other = devices.indices.filter { $0 != d }.randomElement(using: &random)!
         try devices[d].peer.storage.untrustDevice(devices[other].key)
         untrustedSinceQuietRound = true
@@ -412,7 +392,6 @@ final class FleetSimulation {
     private func retrustDue() throws {
         for (pair, due) in untrusted.sorted(by: { ($0.key.truster, $0.key.trusted) < ($1.key.truster, $1.key.trusted) }) where due <= op {
             try devices[pair.truster].peer.storage.trustDevice(devices[pair.trusted].key)
-            lastTrust = time
             untrusted[pair] = nil
             trace.append("\(op) d\(pair.truster) trust d\(pair.trusted)")
         }
@@ -422,7 +401,6 @@ final class FleetSimulation {
     /// from another device, stopped it).
     private func trustAll() throws {
         untrusted = [:]
-        lastTrust = time
         try trust(devices.map(\.peer), devices.map(\.peer))
     }
 
@@ -441,10 +419,8 @@ final class FleetSimulation {
         try checkRevokedReadNothingLater()
         if failed { return }
         revocation = nil
-        quietRoundDue = false
         time += 2 * Self.day
         for index in devices.indices { setClock(index) }
-        lastQuietRound = time
         for index in devices.indices { devices[index].offlineUntil = time }
         if untrustedSinceQuietRound {
             untrustedSinceQuietRound = false

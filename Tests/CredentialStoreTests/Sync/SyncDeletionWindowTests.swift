@@ -35,10 +35,13 @@ import CredentialStoreTestSupport
         #expect(try b.storage.importBundle(from: a.export(to: [b])) == ImportReport(added: 2))
         try a.storage.importBundle(from: b.export(to: [a]))
 
-        // B goes offline; A removes bob, and keeps syncing while B is away.
+        // B goes offline; A removes bob, and keeps syncing while B is away (its bundle carries
+        // the removal from the next day, so A remembers it 189 days from its reading).
         advance(clocks, by: 5)
         try a.storage.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
-        advance(clocks, by: 100 * day)
+        advance(clocks, by: day)
+        _ = try a.export(to: [b])
+        advance(clocks, by: 99 * day)
         try b.storage.set(sync("made-offline", "m"), for: space)
         advance(clocks, by: 100 * day)
 
@@ -50,28 +53,84 @@ import CredentialStoreTestSupport
         #expect(fromA.added == 1, "only what B made while offline arrives: \(fromA)")
         #expect(try a.storage.credentials(for: space).keys.sorted() == ["keeper", "made-offline"])
 
-        // Later rounds change nothing: the deletion stays.
-        #expect(try b.storage.importBundle(from: a.export(to: [b])) == ImportReport(unchanged: 2))
-        #expect(try a.storage.importBundle(from: b.export(to: [a])) == ImportReport(unchanged: 2))
+        // Later rounds change nothing: the deletion stays, and B's withdrawal of bob travels as a
+        // tombstone that both now remember (the third item of each bundle).
+        #expect(try b.storage.importBundle(from: a.export(to: [b])) == ImportReport(unchanged: 3))
+        #expect(try a.storage.importBundle(from: b.export(to: [a])) == ImportReport(unchanged: 3))
     }
 
-    @Test func aMachineThatDeletedWhileOfflineDoesNotTakeTheCredentialBack() throws {
-        let (peers, clocks) = try fleet([0, 0])
-        let (a, b) = (peers[0], peers[1])
+    /// B removes bob while offline, and comes back 200 days later, after A and C went on syncing
+    /// with bob: the removal, which no bundle has carried yet, is not forgotten meanwhile, and it
+    /// reaches A and C, where bob stays deleted however the later rounds go.
+    @Test func aRemovalMadeOfflineLeavesItsStoreHoweverLongItWasAway() throws {
+        let (peers, clocks) = try fleet([0, 0, 0])
+        let (a, b, c) = (peers[0], peers[1], peers[2])
         try a.storage.set(sync("keeper", "k"), for: space)
         try a.storage.set(sync("bob", "b"), for: space)
-        try b.storage.importBundle(from: a.export(to: [b]))
-        try a.storage.importBundle(from: b.export(to: [a]))
+        for peer in [b, c] { try peer.storage.importBundle(from: a.export(to: [b, c])) }
 
-        // B removes bob offline and returns after its own tombstone has expired.
         advance(clocks, by: 5)
         try b.storage.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
-        advance(clocks, by: 200 * day)
-        try b.storage.exportSynchronizable(to: b.file("expire.csbundle"), protection: .recipients([try b.publicKey]))
-        let fromA = try a.export(to: [b])
-        let report = try b.storage.importBundle(from: fromA)
-        #expect(report.added == 0 && report.dropped == [DroppedCredential(space: space, user: "bob")], "\(report)")
+        for _ in 0..<4 {
+            advance(clocks, by: 50 * day)
+            try c.storage.importBundle(from: a.export(to: [b, c]))
+            try a.storage.importBundle(from: c.export(to: [a, b]))
+        }
+
+        // 200 days on, B syncs: what A carries does not bring bob back, and B's removal leaves.
+        let back = try b.storage.importBundle(from: a.export(to: [b, c]))
+        #expect(back.added == 0 && back.dropped.isEmpty, "\(back)")
+        let fromB = try b.export(to: [a, c])
+        #expect(try a.storage.importBundle(from: fromB).removed == 1)
+        #expect(try c.storage.importBundle(from: a.export(to: [b, c])).removed == 1)
+        for _ in 0..<2 {
+            advance(clocks, by: 100 * day)
+            for (peer, from) in [(a, c), (c, b), (b, a), (a, b), (c, a)] {
+                let report = try peer.storage.importBundle(from: from.export(to: peers.filter { $0 !== from }))
+                #expect(report.added == 0, "\(report)")
+            }
+        }
+        for peer in peers { #expect(try peer.storage.credentials(for: space).keys.sorted() == ["keeper"]) }
+    }
+
+    /// B removed bob and wrote its bundle, but A and C never merged it before B's tombstone
+    /// expired: B, stale with respect to A, refuses bob when A's bundle brings it. The refusal
+    /// holds on B's next merge of the same bundle (it is no longer stale then), and it travels:
+    /// A and C, which kept bob, delete it too.
+    @Test func aStaleStoresRefusalHoldsOnItsNextMergeAndReachesTheStoresThatKeptTheCredential() throws {
+        let (peers, clocks) = try fleet([0, 0, 0])
+        let (a, b, c) = (peers[0], peers[1], peers[2])
+        try a.storage.set(sync("keeper", "k"), for: space)
+        try a.storage.set(sync("bob", "b"), for: space)
+        for peer in [b, c] { try peer.storage.importBundle(from: a.export(to: [b, c])) }
+
+        advance(clocks, by: 5)
+        try b.storage.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try b.storage.exportSynchronizable(to: b.file("unread.csbundle"), protection: .recipients([try a.publicKey, try c.publicKey]))
+        for _ in 0..<4 {
+            advance(clocks, by: 50 * day)
+            try c.storage.importBundle(from: a.export(to: [b, c]))
+            try a.storage.importBundle(from: c.export(to: [a, b]))
+        }
+
+        let fromA = try a.export(to: [b, c])
+        let first = try b.storage.importBundle(from: fromA)
+        #expect(first.dropped == [DroppedCredential(space: space, user: "bob")], "\(first)")
+        let second = try b.storage.importBundle(from: fromA)
+        #expect(second.added == 0, "the refusal holds once B is no longer stale: \(second)")
         #expect(try b.storage.credentials(for: space)["bob"] == nil)
+
+        let fromB = try b.export(to: [a, c])
+        #expect(try c.storage.importBundle(from: fromB).removed == 1, "C kept bob, and B's refusal reaches it")
+        #expect(try a.storage.importBundle(from: c.export(to: [a, b])).removed == 1, "and A, through C")
+        for _ in 0..<2 {
+            advance(clocks, by: 100 * day)
+            for (peer, from) in [(a, c), (c, b), (b, a), (a, b), (c, a)] {
+                let report = try peer.storage.importBundle(from: from.export(to: peers.filter { $0 !== from }))
+                #expect(report.added == 0, "\(report)")
+            }
+        }
+        for peer in peers { #expect(try peer.storage.credentials(for: space).keys.sorted() == ["keeper"]) }
     }
 
     /// A credential removed by a machine 23 hours slow, and the last bundle of a machine that
