@@ -84,7 +84,7 @@ let package = Package(
         ),
         .target(
             name: "CredentialStoreNetworking",
-            dependencies: ["CredentialStore"]
+            dependencies: ["CredentialStore", .product(name: "Logging", package: "swift-log")]
         ),
         // Above the core, beside the store (it must not know the store): client identities from PEM,
         // certificate summaries, public-key pins and the evaluation of a server's chain.
@@ -198,7 +198,10 @@ let package = Package(
             name: "CredentialStoreNetworkingTests",
             // The helper fetches through a proxy in a process of its own: corelibs takes the proxy
             // only from the environment, which must not change under the other tests.
-            dependencies: ["CredentialStoreNetworking", "CredentialStoreTestSupport", "credstore-test-helper"]
+            dependencies: [
+                "CredentialStoreNetworking", "CredentialStoreTestSupport", "credstore-test-helper",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "CredentialStoreCLITests",

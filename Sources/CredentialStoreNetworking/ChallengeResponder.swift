@@ -45,8 +45,9 @@ public final class CredentialChallengeResponder: Sendable {
     /// Whether a Basic challenge over plain http (or from a plain http proxy) may be answered.
     ///
     /// Off by default: Basic sends the password itself, readable by anyone on the path, so only a
-    /// space whose `.CredentialStore.ProtectionSpace.receivesCredentialSecurely` is true gets it. Turn it on for
-    /// local development against a server on loopback, knowingly.
+    /// space whose `.CredentialStore.ProtectionSpace.receivesCredentialSecurely` is true, or whose
+    /// host is loopback (127.0.0.0/8, `::1`, `localhost`: what is sent there stays on the
+    /// machine), gets it. Turn it on for a plain http host elsewhere, knowingly.
     public let allowsBasicOverPlainHTTP: Bool
     /// Makes Digest client nonces; injectable so that tests can check a response by hand.
     private let clientNonce: @Sendable () -> String
@@ -137,8 +138,12 @@ public final class CredentialChallengeResponder: Sendable {
         for candidate in candidates {
             let challenge = candidate.challenge
             guard let space = try? Self.space(for: challenge, url: url, status: status, proxy: proxy) else { continue }
-            // Basic sends the password itself: only where it travels protected, unless opted in.
-            if challenge.scheme == "basic", !space.receivesCredentialSecurely, !allowsBasicOverPlainHTTP { continue }
+            // Basic sends the password itself: only where it travels protected or stays on this
+            // machine, unless opted in.
+            if challenge.scheme == "basic", !space.acceptsBasic(optedIn: allowsBasicOverPlainHTTP) {
+                space.logDeclinedBasic(storage.logger)
+                continue
+            }
             let credential: Credential?
             if let known = lookedUp[space] {
                 credential = known

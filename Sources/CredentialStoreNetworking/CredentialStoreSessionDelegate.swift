@@ -33,7 +33,8 @@ public import FoundationNetworking
 /// `URLCredential` given to URLSession has persistence `.none`, so that neither Foundation's
 /// `URLCredentialStorage` (the keychain, on Apple platforms) nor corelibs' in-memory storage
 /// keeps a copy: the store stays the one place the password lives. Basic over plain http (which
-/// sends the password readable on the wire) is answered only with `allowsBasicOverPlainHTTP`.
+/// sends the password readable on the wire) is answered only to a loopback host or with
+/// `allowsBasicOverPlainHTTP`.
 ///
 /// ## What URLSession hands a delegate on Linux
 ///
@@ -69,7 +70,8 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
     /// `nil` reads the environment as libcurl does.
     public let proxy: (host: String, port: Int, type: ProxyType)?
     /// Whether a Basic challenge over plain http (or from a plain http proxy) may be answered,
-    /// which sends the password readable on the wire; off by default, for local development only.
+    /// which sends the password readable on the wire; off by default. A server or proxy on
+    /// loopback (127.0.0.0/8, `::1`, `localhost`) gets Basic without it.
     public let allowsBasicOverPlainHTTP: Bool
 
     /// Creates a delegate answering challenges from `storage`.
@@ -124,7 +126,10 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
         // previousFailureCount exists to prevent.
         guard challenge.previousFailureCount == 0 else { return (unanswered, nil) }
         let space = ProtectionSpace(challenge.protectionSpace)
-        if method != .httpDigest, !space.receivesCredentialSecurely, !allowsBasicOverPlainHTTP { return (unanswered, nil) }
+        if method != .httpDigest, !space.acceptsBasic(optedIn: allowsBasicOverPlainHTTP) {
+            space.logDeclinedBasic(storage.logger)
+            return (unanswered, nil)
+        }
         guard let found = try? storage.credential(for: challenge), let user = found.user, let password = found.password else {
             return (unanswered, nil)
         }

@@ -2,6 +2,7 @@ import CredentialStore
 import CredentialStoreNetworking
 import CredentialStoreTestSupport
 import Foundation
+import Logging
 import Testing
 
 @Suite struct ChallengeResponderTests {
@@ -187,6 +188,41 @@ import Testing
         let optedIn = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
         #expect(try optedIn.respond(to: plain, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Other""#)])
                 == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
+    }
+
+    /// Basic over plain http to a server or proxy on loopback stays on the machine: answered
+    /// without the opt-in. A host that only looks like loopback is not, and a declined challenge
+    /// is logged at notice, naming the space and never the password.
+    @Test func basicOverPlainHTTPNeedsNoOptInOnLoopbackOnly() throws {
+        let store = try TemporaryStore()
+        let log = CapturedLog()
+        let storage = try CredentialStorage(
+            at: store.databaseURL, key: .keyFile(store.keyFileURL), logger: Logger(label: "test") { _ in log },
+            rollbackAnchor: .directory(store.anchorDirectory))
+        let responder = CredentialChallengeResponder(storage: storage)
+        let basic: [(name: String, value: String)] = [("WWW-Authenticate", #"Basic realm="dev""#)]
+        for host in ["127.0.0.1", "127.8.9.10", "[::1]", "localhost", "LocalHost.", "api.localhost"] {
+            let url = URL(string: "http://\(host):8080/x")!
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "dev"))
+            #expect(try responder.respond(to: url, status: 401, headers: basic) == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="),
+                    "\(host) is loopback")
+        }
+        var declined: [CapturedLog.Message] { log.messages.filter { $0.text.hasPrefix("declined") } }
+        #expect(declined.isEmpty)
+        for host in ["127.0.0.1.example.com", "localhost.example.com", "128.0.0.1", "10.0.0.1", "intranet.example.com"] {
+            let url = URL(string: "http://\(host):8080/x")!
+            try storage.set(alice, for: ProtectionSpace(url: url, realm: "dev"))
+            #expect(try responder.respond(to: url, status: 401, headers: basic) == .performDefaultHandling, "\(host) is not loopback")
+        }
+        #expect(declined.count == 5)
+        #expect(declined.allSatisfy { $0.level == .notice && $0.text.contains("allowsBasicOverPlainHTTP") && !$0.text.contains("pw") })
+        #expect(declined.first?.space.contains("127.0.0.1.example.com") == true)
+        // A proxy on loopback too.
+        try storage.set(alice, for: ProtectionSpace(proxyHost: "127.0.0.1", port: 8888, type: .http, realm: "Tinyproxy"))
+        let proxied = try responder.respond(
+            to: URL(string: "http://intranet.example.com/")!, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="Tinyproxy""#)],
+            proxy: (host: "127.0.0.1", port: 8888, type: .http))
+        #expect(proxied == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
     }
 
     @Test func succeededStoresPerPersistence() throws {

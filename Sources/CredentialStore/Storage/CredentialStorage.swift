@@ -60,7 +60,8 @@ public final class CredentialStorage: Sendable {
     let repository: SQLiteRepository
     let keyHolder: KeyHolder
     let header: StoreHeader
-    let logger: Logger
+    /// Also the challenge bridge's, which logs what it declined where the store logs.
+    package let logger: Logger
     /// Names this instance in the change log, so the watcher skips its own writes.
     let instanceID: [UInt8]
     private let session = Mutex(SessionTier())
