@@ -78,7 +78,8 @@ extension CredentialStorage {
     /// wrote the file there: the state folder recorded another file as the last one written
     /// there with this identity (unless the file is older than that one: an old copy put back by
     /// the folder's transport), or recorded it as written by a store at another path that is
-    /// still there. A file no record speaks of (a first sync here) is this store's to replace.
+    /// still there. A file no record speaks of (a first sync here) is this store's to replace, and
+    /// so is one recorded as written by this store into another folder (copied from there).
     ///
     /// When the file is the one this store wrote, but the store went back since (a backup
     /// restored, an older copy accepted), the bundle holds synchronizable changes the store no
@@ -92,10 +93,15 @@ extension CredentialStorage {
         let device = try deviceIdentity()
         var info = stat()
         guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              let record = SyncBundleRecord.read(SyncBundleRecord.location(stateFolder: stateFolder, folder: url.deletingLastPathComponent(), deviceID: device.deviceID)),
+              var record = SyncBundleRecord.read(SyncBundleRecord.location(stateFolder: stateFolder, folder: url.deletingLastPathComponent(), deviceID: device.deviceID)),
               let digest = SyncBundleRecord.digest(of: url)
         else { return nil }
         let storePath = StoreFiles.canonicalPath(databaseURL.path)
+        // This folder's record speaks of another file: the file may still be one this store
+        // wrote into another folder, and the user copied here.
+        if digest != record.digest, let elsewhere = SyncBundleRecord.record(of: digest, in: stateFolder), elsewhere.storePath == storePath {
+            record = elsewhere
+        }
         let other: String
         if digest == record.digest {
             guard record.storePath != storePath, FileManager.default.fileExists(atPath: record.storePath) else {

@@ -58,6 +58,19 @@ struct SyncBundleRecord: Equatable {
         }
     }
 
+    /// The record, among those in `stateFolder` (one a sync folder and device), of the bundle
+    /// whose digest is `digest`: the bundle is that one, wherever it is now, for a user who copied
+    /// it from one sync folder into another.
+    static func record(of digest: [UInt8], in stateFolder: URL) -> SyncBundleRecord? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: stateFolder.path) else { return nil }
+        for name in names.sorted() where name.hasPrefix("bundle-") {
+            if let record = read(stateFolder.appendingPathComponent(name, isDirectory: false)), record.digest == digest {
+                return record
+            }
+        }
+        return nil
+    }
+
     /// Writes the record (0600, atomically). Best effort: a record that cannot be written only
     /// makes the next check find none.
     func write(to url: URL) {

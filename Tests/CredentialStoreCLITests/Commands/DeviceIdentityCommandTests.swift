@@ -154,4 +154,25 @@ struct DeviceIdentityCommandTests {
         #expect(try jsonObject(result.stdout)["changed"] as? Bool == true)
         #expect(try Data(contentsOf: bundle) != older)
     }
+
+    /// A syncs into two folders; the user copies A's newest bundle from one into the other by
+    /// hand. It is A's own bundle, newer than the one A recorded there: `sync` replaces it rather
+    /// than calling it another store's.
+    @Test func thisStoresBundleCopiedFromAnotherFolderIsReplaced() throws {
+        let fleet = try Fleet()
+        let (a, url) = (fleet.machines[0], "https://api.example.com")
+        let other = a.root.appendingPathComponent("other-folder", isDirectory: true)
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try a.add(url, user: "alice", password: "first", ["--persistence", "synchronizable"])
+        #expect(try a.run(["sync", other.path] + a.storeArguments).status == 0)
+        try a.add(url, user: "alice", password: "second", ["--persistence", "synchronizable"])
+        _ = try fleet.sync(0)
+        let name = "\(try deviceID(a)).csbundle"
+        try FileManager.default.removeItem(at: other.appendingPathComponent(name))
+        try FileManager.default.copyItem(at: fleet.shared.appendingPathComponent(name), to: other.appendingPathComponent(name))
+
+        let synced = try a.run(["sync", other.path] + a.storeArguments)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(!synced.stderr.contains("not by this store"), "\(synced.stderr)")
+    }
 }
