@@ -323,6 +323,73 @@ struct GitFleetCommandTests {
         }
     }
 
+    // MARK: Clocks
+
+    /// C's clock is 23 hours fast, B's 2 hours slow, A's right. A merges C's change and relays it:
+    /// B, 25 hours behind C, holds that change back and merges the rest of A's bundle, blaming C's
+    /// clock (the machine that writes C's bundle), never A's. B's own change still reaches A, and
+    /// once C's clock is right again every machine holds C's change.
+    @Test(.enabled(if: GitFleet.clocksCanMove, "needs /usr/bin/faketime and a dynamically linked credstore (faketime moves a static binary's clock not at all)"))
+    func aFastClockRelayedByARightOneIsBlamedOnItsOwnMachine() throws {
+        let fleet = try GitFleet(count: 3)
+        fleet.offsets = [nil, "-2h", "+23h"]
+        try fleet.trustEachOther()
+        let (aID, cID) = (try fleet.device(0).id, try fleet.device(2).id)
+        try fleet.add(2, url, user: "carol", password: "pc")
+        try fleet.add(0, url, user: "alice", password: "pa")
+        try fleet.rounds([2, 0])
+        try fleet.add(1, url, user: "bob", password: "pb")
+
+        // B pulls and syncs: A's bundle merges (but for C's change), C's own is refused.
+        try fleet.mustGit(1, ["pull", "-q", "--rebase"])
+        let synced = try fleet.credstore(1, ["sync", fleet.clone(1).path])
+        #expect(synced.stderr.contains(cID), "the message does not name C's machine: \(synced.stderr)")
+        #expect(!synced.stderr.contains("writes \(aID).csbundle"), "A is blamed for C's clock: \(synced.stderr)")
+        #expect(!synced.stderr.contains("\(aID).csbundle: refused") && !synced.stderr.contains("\(aID).csbundle is"), "A's bundle was refused: \(synced.stderr)")
+        #expect(try fleet.password(1, url, user: "alice") == "pa", "A's own change did not reach B")
+        #expect(try fleet.password(1, url, user: "carol") == nil, "C's change, 25 hours ahead of B, is held back")
+        try fleet.mustGit(1, ["add", "-A"])
+        try fleet.mustGit(1, ["commit", "-q", "-m", "Sync credentials from machine B"])
+        try fleet.push(1)
+        try fleet.round(0)
+        #expect(try fleet.password(0, url, user: "bob") == "pb", "B's change did not reach A")
+
+        // C's clock is put right; a day later every machine agrees.
+        fleet.offsets = ["+1d", "+1d", "+1d"]
+        try fleet.rounds([2, 0, 1, 2, 0, 1])
+        for index in 0..<3 {
+            for (user, password) in [("alice", "pa"), ("bob", "pb"), ("carol", "pc")] {
+                #expect(try fleet.password(index, url, user: user) == password, "\(user) on \(fleet.name(index))")
+            }
+        }
+    }
+
+    /// A edits at noon; B, whose clock is 23 hours slow, edits the same credential six hours
+    /// later. B's edit reads earlier and loses on every machine: B's sync names it, and its value
+    /// stays in B's history.
+    @Test(.enabled(if: GitFleet.clocksCanMove, "needs /usr/bin/faketime and a dynamically linked credstore (faketime moves a static binary's clock not at all)"))
+    func aLaterEditOnASlowClockThatLosesIsNamedAndKept() throws {
+        let fleet = try GitFleet(count: 2)
+        fleet.offsets = [nil, "-23h"]
+        try fleet.trustEachOther()
+        try fleet.add(0, url, user: "alice", password: "first")
+        try fleet.rounds([0, 1, 0])
+        try fleet.add(0, url, user: "alice", password: "from-a")
+        try fleet.round(0)
+        fleet.offsets = ["+6h", "-17h"]
+        try fleet.add(1, url, user: "alice", password: "from-b-later")
+        let synced = try fleet.round(1)
+        #expect(synced.stderr.contains("credstore: conflict: alice's credential") && synced.stderr.contains("this machine's version is kept"),
+                "B's losing edit is not named: \(synced.stderr)")
+        try fleet.round(0)
+        for index in 0..<2 {
+            #expect(try fleet.password(index, url, user: "alice") == "from-a")
+        }
+        let history = try fleet.credstore(1, ["history", url, "--user", "alice", "--show", "1"])
+        #expect(history.status == 0, "\(history.stderr)")
+        #expect(history.stdout.contains("from-b-later"), "B's value is not in its history: \(history.stdout)")
+    }
+
     // MARK: A revocation travels through the repository
 
     /// A stops trusting C, then adds a password. The revocation reaches B through A's bundle, B
