@@ -63,9 +63,11 @@ package struct Lookup: Equatable {
         let location = StoreLocation(store: store ?? console.variable("CREDSTORE_STORE"),
                                      keyFile: keyFile ?? console.variable("CREDSTORE_KEY_FILE"),
                                      environment: console.environment)
-        // Only a miss pays for describing the space.
-        func missing() -> CommandFailure {
-            CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact)); add one with `credstore add \(space.url) --user NAME`")
+        // Only a miss pays for describing the space, and for looking at the other ports.
+        func missing(in storage: CredentialStorage? = nil) -> CommandFailure {
+            let elsewhere = storage.map { Self.otherPorts(of: exact, user: user, in: $0) } ?? []
+            let hint = elsewhere.isEmpty ? "" : "; the same host has one at another port: \(elsewhere.map(Describe.space).joined(separator: ", ")) (give the port in the URL)"
+            return CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact))\(hint); add one with `credstore add \(space.url) --user NAME`")
         }
         // Opening checks the seal's root; the lookup checks its rows against the seal tree.
         let storage = try location.openExisting(console, orFail: missing())
@@ -75,7 +77,7 @@ package struct Lookup: Equatable {
         // only --json shows it (marked expired, with the refresh token that may renew it).
         var hasExpired = false
         if let user {
-            guard let credential = try storage.credentials(for: exact)[user] else { throw missing() }
+            guard let credential = try storage.credentials(for: exact)[user] else { throw missing(in: storage) }
             match = (exact, credential)
             hasExpired = credential.isExpired(at: Date())
         } else if let found = try storage.defaultCredentialAndSpace(for: exact) {
@@ -86,7 +88,7 @@ package struct Lookup: Equatable {
         } else if let found = try Self.expiredAnswer(to: space, exact: exact, in: storage) {
             (match, hasExpired) = (found, true)
         } else {
-            throw missing()
+            throw missing(in: storage)
         }
 
         if json {
@@ -136,6 +138,21 @@ package struct Lookup: Equatable {
             return nil
         }
         return try storage.defaultCredentialAndSpace(for: entry.space, includingExpired: true)
+    }
+
+    /// The spaces of the same scheme, host and kind (server or proxy) as `space` at another port
+    /// that hold `user` (any user when nil), at most three: a URL without its port (a scheme
+    /// with no default port reads as port 0) is the likeliest reason for a miss.
+    private static func otherPorts(of space: ProtectionSpace, user: String?, in storage: CredentialStorage) -> [ProtectionSpace] {
+        guard let entries = try? storage.entries() else { return [] }
+        var found: [ProtectionSpace] = []
+        for entry in entries where entry.space.host == space.host && entry.space.protocol == space.protocol
+            && entry.space.proxyType == space.proxyType && entry.space.port != space.port && (user == nil || entry.user == user)
+            && !found.contains(entry.space) {
+            found.append(entry.space)
+            if found.count == 3 { break }
+        }
+        return found
     }
 
     /// The library's best match, with its ambiguity message pointing at the flag that resolves it.

@@ -23,6 +23,24 @@ struct GetCommandTests {
         #expect(got.stderr.contains("mallory"))
     }
 
+    /// A scheme without a default port reads as port 0 when the URL names none: the miss says
+    /// where the same host has a credential, and names neither another host's nor a password.
+    @Test func aMissWhoseOnlyDifferenceIsThePortNamesThePortThatHasOne() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("postgres://db.internal:5432", user: "app", password: "pg-secret")
+        try sandbox.add("postgres://other.internal:5433", user: "app", password: "other-secret")
+        for arguments in [["get", "postgres://db.internal"], ["get", "postgres://db.internal", "--user", "app"]] {
+            let got = try sandbox.run(arguments + sandbox.storeArguments)
+            #expect(got.status == 1)
+            #expect(got.stderrIsOneErrorLine)
+            #expect(got.stderr.contains("postgres://db.internal:5432"), "the port that has one is not named: \(got.stderr)")
+            #expect(!got.stderr.contains("other.internal") && !got.stderr.contains("secret"))
+        }
+        // Another user there is no hint.
+        let other = try sandbox.run(["get", "postgres://db.internal", "--user", "nobody"] + sandbox.storeArguments)
+        #expect(other.status == 1 && !other.stderr.contains(":5432"), "\(other.stderr)")
+    }
+
     @Test func userPicksThatUsersPassword() throws {
         let sandbox = try Sandbox()
         try sandbox.add("https://api.example.com", user: "alice", password: "pw-alice")
