@@ -26,6 +26,23 @@ func fuzzChallenge(_ bytes: [UInt8]) {
 /// own (canonical) fields, and compare and hash equal to it.
 func fuzzURL(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
+    // The one URL reading, straight from the text (Foundation refuses much of what a CLI argument
+    // or an imported file can hold): a reading never finds a host with a character a host cannot
+    // have, never keeps a password, and its own spelling reads back to the same place.
+    for userInfo in [URLReading.UserInfo.refused, .userOnly, .discarded] {
+        guard let reading = try? URLReading(text, userInfo: userInfo) else { continue }
+        precondition(!reading.host.isEmpty && !reading.host.contains(where: { "\\/@?#% \t\r\n".contains($0) }),
+                     "a host with a delimiter in it from \(text.debugDescription)")
+        precondition(reading.port.map { (1...65535).contains($0) } ?? true, "a port out of range from \(text.debugDescription)")
+        precondition(userInfo == .userOnly || reading.user == nil, "a user kept where the door refuses it")
+        let again = try? URLReading(reading.origin + reading.rest)
+        precondition(again?.host == reading.host && again?.port == reading.port && again?.scheme == reading.scheme,
+                     "the reading of \(text.debugDescription) does not read back as itself")
+        if let url = reading.url {
+            precondition((try? URLReading(url.absoluteString))?.host == reading.host,
+                         "Foundation reads another host in the spelling of \(text.debugDescription)")
+        }
+    }
     guard let url = URL(string: text), let space = try? ProtectionSpace(url: url, realm: "r") else { return }
     let again = ProtectionSpace(host: space.host, port: space.port, protocol: space.protocol, realm: space.realm,
                                 authenticationMethod: space.authenticationMethod)
@@ -82,8 +99,9 @@ final class BundleTarget: @unchecked Sendable {
 }
 
 /// netrc files: whatever parses must hold together (each entry complete, lines in order), render
-/// back to one line per machine, and parse back from that rendering to the same machines; an
-/// entry the store's rules accept carries no line break.
+/// back to one line per machine (and one `# credstore:` comment line above it when it has a
+/// space, of its own host), and parse back from that rendering to the same machines and spaces;
+/// an entry the store's rules accept carries no line break.
 func fuzzNetrc(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     guard let parsed = try? Netrc.parse(text) else { return }
@@ -94,9 +112,11 @@ func fuzzNetrc(_ bytes: [UInt8]) {
     precondition(parsed.skipped.allSatisfy { !$0.reason.isEmpty && $0.line >= 1 }, "a skipped entry without its reason or line")
     for machine in parsed.machines {
         let line = Netrc.render([machine])
-        precondition(line.utf8.filter { $0 == 0x0A }.count == 1 && line.utf8.last == 0x0A,
+        precondition(line.utf8.filter { $0 == 0x0A }.count == (machine.space == nil ? 1 : 2) && line.utf8.last == 0x0A,
                      "a machine rendered to more than one line: \(line.debugDescription)")
-        let space = ProtectionSpace(host: machine.host, port: 0, protocol: "https", realm: nil)
+        precondition(machine.space.map { $0.host == ProtectionSpace(host: machine.host, port: 0, protocol: "https", realm: nil).host } ?? true,
+                     "a comment line gave a machine another host's space")
+        let space = machine.space ?? ProtectionSpace(host: machine.host, port: 0, protocol: "https", realm: nil)
         let credential = Credential(user: machine.login, password: machine.password, persistence: .permanent)
         if (try? credential.validate(in: space)) != nil {
             precondition(FieldRules.isLineSafe(machine.login) && FieldRules.isLineSafe(machine.password) && FieldRules.isLineSafe(space.host),
@@ -182,6 +202,8 @@ let urlSeeds: [String] = [
     "https://api.example.com", "http://user@EXAMPLE.com:8080/path?q#f", "https://[::1]:443/",
     "https://xn--bcher-kva.example/", "https://bücher.example/", "ftp://example.com:21", "HTTP://Example.COM.:80/",
     "https://192.168.0.1./", "git+ssh://host/repo", "https://a..b/",
+    "https://bank.example.com\\@evil.example.com/login", "https://%65vil.example.com", "https://user:pw@example.com/",
+    "https://0x7f.1/", "https://2130706433/", "https://[::ffff:127.0.0.1]/", "https://xn--a.example/",
 ]
 
 let netrcSeeds: [String] = [
@@ -190,6 +212,8 @@ let netrcSeeds: [String] = [
     "machine h\n  login u\n  account a\n  password \"\\n\\r\\t\\\\\"\nmacdef init\ncd /pub\n\nmachine b login c password d\n",
     #"machine evil.example.com login alice password "pw\nhost=github.com\nusername=mallory\npassword=planted""#,
     "machine nopassword.example.com login dave\nmachine \"#odd\" login \"\" password \"\"\n",
+    "# credstore: http://127.0.0.1:8080\nmachine 127.0.0.1 login a password b\n# credstore: https://[::1] realm \"R \\\"q\\\"\" method basic\r\n"
+        + "machine ::1 login c password d\n# credstore: http://other.example.com\nmachine x.example.com login e password f\n",
 ]
 
 let gitCredentialSeeds: [String] = [

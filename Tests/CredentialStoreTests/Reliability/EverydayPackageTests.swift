@@ -17,7 +17,8 @@ struct EverydayPackageTests {
         #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("ok ") }, "\(lines)")
         for name in ["a-new-password-keeps-tier-and-details", "leaving-sync-needs-consent", "update-changes-details-without-the-password",
                      "first-use-from-many-threads",
-                     "an-expired-credential-is-no-default-and-the-listing-agrees", "a-backup-restores-whole-into-a-new-place"] {
+                     "an-expired-credential-is-no-default-and-the-listing-agrees", "a-backup-restores-whole-into-a-new-place",
+                     "an-expiry-out-of-range-is-refused", "a-url-that-hides-its-host-is-refused"] {
             #expect(lines.contains("ok \(name)"), "\(name) did not run: \(lines)")
         }
     }

@@ -127,6 +127,38 @@ failures += check("first-use-from-many-threads") {
     return count == 8 ? nil : "\(count) of 8 credentials"
 }
 
+// An expiry outside 1970 through 9999 is refused as bad input, and the store's listings still work.
+failures += check("an-expiry-out-of-range-is-refused") {
+    let storage = try open("expiry", in: folder)
+    try storage.set(Credential(user: "kept", password: "pw", expires: Date(timeIntervalSince1970: 4_102_444_800)), for: space)
+    for seconds in [9.2e18, 1e15, -1, 253_402_300_800] {
+        do {
+            try storage.set(Credential(user: "far", password: "pw", expires: Date(timeIntervalSince1970: seconds)), for: space)
+            return "an expiry \(seconds) s after 1970 was stored"
+        } catch let error as CredentialStorageError where error.code == .invalidInput {
+        }
+    }
+    let entries = try storage.entries()
+    if entries.map(\.user) != ["kept"] { return "the store holds \(entries.map(\.user))" }
+    return nil
+}
+
+// A URL is read as a browser reads it: a password, an encoded host or a user before `@` never
+// files a credential under some other host.
+failures += check("a-url-that-hides-its-host-is-refused") {
+    let storage = try open("urls", in: folder)
+    for text in ["https://user:pw@evil.example.com/", "https://%65vil.example.com/", "https://bank.example.com@evil.example.com/"] {
+        guard let url = URL(string: text) else { continue }
+        do {
+            let space = try ProtectionSpace(url: url)
+            try storage.set(Credential(user: "u", password: "pw"), for: space)
+            return "\(text) was read as \(space.host)"
+        } catch let error as CredentialStorageError where [.invalidInput, .invalidProtectionSpace].contains(error.code) {
+        }
+    }
+    return try storage.entries().isEmpty ? nil : "a credential was stored"
+}
+
 /// Errors collected from several threads.
 final class ErrorBox: @unchecked Sendable {
     private let lock = NSLock()
