@@ -1,3 +1,4 @@
+import CredentialStore
 import CredentialStoreCLI
 import CredentialStoreTestSupport
 import Foundation
@@ -184,8 +185,10 @@ struct NetrcCommandTests {
         #expect(sandbox.mode(of: file) == 0o600)
         let parsed = try Netrc.parse(String(contentsOf: file, encoding: .utf8))
         #expect(parsed.machines == [
-            Netrc.Machine(host: "api.example.com", login: "alice", password: "a b\"c"),
-            Netrc.Machine(host: "plain.example.com", login: "carol", password: "c"),
+            Netrc.Machine(host: "api.example.com", login: "alice", password: "a b\"c",
+                          space: ProtectionSpace(host: "api.example.com", port: 0, protocol: "https", realm: nil)),
+            Netrc.Machine(host: "plain.example.com", login: "carol", password: "c",
+                          space: ProtectionSpace(host: "plain.example.com", port: 8080, protocol: "http", realm: nil)),
         ])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.root.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
@@ -220,11 +223,15 @@ struct NetrcCommandTests {
             """)
         #expect(!exported.stderr.contains("secret"))
         #expect(try Netrc.parse(String(contentsOf: file, encoding: .utf8)).machines == [
-            Netrc.Machine(host: "intranet.example.com", login: "guest", password: "guest-secret"),
-            Netrc.Machine(host: "same.example.com", login: "bob", password: "bob-secret"),
+            Netrc.Machine(host: "intranet.example.com", login: "guest", password: "guest-secret",
+                          space: ProtectionSpace(host: "intranet.example.com", port: 0, protocol: "https", realm: "Guests")),
+            Netrc.Machine(host: "same.example.com", login: "bob", password: "bob-secret",
+                          space: ProtectionSpace(host: "same.example.com", port: 0, protocol: "https", realm: "A")),
         ])
     }
 
+    /// curl matches an entry by host and skips the `# credstore:` line above it, which names the
+    /// server's own port here.
     @Test func curlReadsTheExportedFile() throws {
         let (curl, python) = ("/usr/bin/curl", "/usr/bin/python3")
         // .ci/setup installs both; a missing tool is a failed test, not a silent pass.
@@ -232,14 +239,14 @@ struct NetrcCommandTests {
         try #require(FileManager.default.isExecutableFile(atPath: python), "python3 is not installed: run .ci/setup")
         let sandbox = try Sandbox()
         let password = "pa ss\"wo\\rd"
-        try sandbox.add("http://127.0.0.1", user: "alice", password: password)
-
         let server = try LocalTestServer.basicAuth(user: "alice", password: password)
         defer { server.stop() }
         let port = server.port
+        try sandbox.add("http://127.0.0.1:\(port)", user: "alice", password: password)
 
         let file = sandbox.root.appendingPathComponent("netrc")
         #expect(try sandbox.run(["netrc", "export", file.path] + sandbox.storeArguments).status == 0)
+        #expect(try String(contentsOf: file, encoding: .utf8).hasPrefix("# credstore: http://127.0.0.1:\(port)\nmachine 127.0.0.1 login alice "))
         let url = "http://127.0.0.1:\(port)/"
         let authorized = try runProgram(curl, ["--netrc-file", file.path, "-s", "-o", "/dev/null", "-w", "%{http_code}", url], in: sandbox)
         #expect(authorized.stdout == "200", "\(authorized.stderr)")
