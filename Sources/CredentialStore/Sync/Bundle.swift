@@ -39,11 +39,16 @@ struct BundleContents: Sendable {
     var defaults: [BundleDefault]
     /// The revocations the writer applied (its own untrusts and those it relays); format 3 on.
     var revocations: [RevocationStatement] = []
+    /// For each device whose bundle the writer merged: that device's key and when the newest
+    /// bundle of it the writer merged was made, by its own clock; format 4 on. A device reading
+    /// its own key here learns which of its bundles the writer has merged, so which of its
+    /// deletions the writer holds (``SyncLedger/dropExpiredTombstones()``).
+    var merged: [BundleMergeNote] = []
 }
 
 /// The byte layout of a bundle; docs/sync-format.md describes it for people.
 ///
-///     header  = "CSBUNDLE" version:u8 mode:u8 mode-fields stream-header[24]   (version 2; 1 is read too)
+///     header  = "CSBUNDLE" version:u8 mode:u8 mode-fields stream-header[24]   (version 4; 1 to 3 are read too)
 ///     passphrase mode fields = salt[16] opslimit:u64 memlimit:u64
 ///     recipient mode fields  = count:u16 (key-id[8] sealed-file-key[80]){count}
 ///     body    = (length:u32 secretstream-chunk[length])*   — the last chunk tagged FINAL, then EOF
@@ -55,9 +60,10 @@ struct BundleContents: Sendable {
 /// come first so that a reader can learn them without reading the items.
 enum BundleFormat {
     static let magic: [UInt8] = Array("CSBUNDLE".utf8)
-    /// The format export writes: 3 since bundles carry revocations (the metadata counts them, and
-    /// a chunk of them follows it); 2 added details to items. Formats 1 and 2 are read as well.
-    static let version: UInt8 = 3
+    /// The format export writes: 4 since the metadata records which bundles the writer merged;
+    /// 3 added revocations (the metadata counts them, and a chunk of them follows it); 2 added
+    /// details to items. Formats 1 to 3 are read as well.
+    static let version: UInt8 = 4
     static let oldestReadableVersion: UInt8 = 1
     /// At most this many items go in one chunk…
     static let itemsPerChunk = 1024
@@ -69,6 +75,8 @@ enum BundleFormat {
     static let maximumRecipients = 4096
     /// At most this many revocation statements travel in one bundle (one chunk of about 550 KiB).
     static let maximumRevocations = 4096
+    /// At most this many merge notes (one per device the writer trusts) travel in one bundle.
+    static let maximumMergeNotes = 4096
 
     /// The header byte that says which ``BundleProtection`` a bundle has.
     enum Mode: UInt8 {
@@ -156,6 +164,14 @@ enum BundleFormat {
             }
             metadata.append(Int64(revocations.count))
         }
+        if formatVersion >= 4 {
+            let notes = contents.merged.prefix(maximumMergeNotes)
+            metadata.append(Int64(notes.count))
+            for note in notes {
+                metadata.append(raw: note.device.bytes)
+                metadata.append(note.created)
+            }
+        }
         emit(metadata.bytes)
         if !revocations.isEmpty {
             var chunk = ByteWriter(capacity: 1 + revocations.count * RevocationStatement.encodedBytes)
@@ -229,7 +245,7 @@ enum BundleFormat {
         let stream = try BundleStream(source: BundleByteSource(bytes), passphrase: passphrase, device: device)
         var contents = BundleContents(
             senderDevice: stream.metadata.senderDevice, signer: stream.metadata.signer, created: stream.metadata.created,
-            items: [], defaults: [])
+            items: [], defaults: [], merged: stream.metadata.merged)
         while let chunk = try stream.next() {
             switch chunk {
             case .revocations(let statements): contents.revocations += statements
@@ -251,6 +267,8 @@ struct BundleMetadata: Hashable, Sendable {
     var defaultCount: Int64
     /// How many revocation statements follow the metadata (0 before format 3).
     var revocationCount: Int64 = 0
+    /// Which devices' bundles the writer merged, and the newest of each (none before format 4).
+    var merged: [BundleMergeNote] = []
 }
 
 /// Where a bundle's bytes come from: a file read a bounded piece at a time, or bytes in memory.
@@ -458,11 +476,19 @@ final class BundleStream {
         var chunk = ByteReader(plain)
         guard !final, (try? chunk.readByte()) == ChunkKind.metadata.rawValue else { throw BundleFormat.invalid("it does not start with its metadata") }
         metadata = try chunk.orInvalid { chunk in
-            let fields = BundleMetadata(
+            var fields = BundleMetadata(
                 senderDevice: Array(try chunk.readRaw(count: DeviceIdentity.idBytes)),
                 signer: DeviceKey(bytes: Array(try chunk.readRaw(count: Sodium.signPublicKeyBytes))),
                 created: try chunk.readInt64(), itemCount: try chunk.readInt64(), defaultCount: try chunk.readInt64(),
                 revocationCount: version >= 3 ? try chunk.readInt64() : 0)
+            if version >= 4 {
+                let count = try chunk.readInt64()
+                guard (0...Int64(BundleFormat.maximumMergeNotes)).contains(count) else { throw ByteReader.Malformed() }
+                for _ in 0..<count {
+                    let key = try DeviceKey(bytes: Array(chunk.readRaw(count: Sodium.signPublicKeyBytes)))
+                    fields.merged.append(BundleMergeNote(device: key, created: try chunk.readInt64()))
+                }
+            }
             try chunk.expectEnd()
             return fields
         }

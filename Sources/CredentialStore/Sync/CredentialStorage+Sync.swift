@@ -126,6 +126,8 @@ extension CredentialStorage {
             if let sealed = try transaction.trustedDevice(keyIndex: index), let record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed) {
                 if record.isTrusted { return nil }
                 trusting.lastMerged = record.lastMerged
+                trusting.lastMergedCreated = record.lastMergedCreated
+                trusting.mergedOwnBundle = record.mergedOwnBundle
                 // Every revocation of it up to the one this trust overrides is passed over from now on.
                 trusting.overridesRevocationsUpTo = max(record.revocation?.revokedAt ?? .min, record.overridesRevocationsUpTo ?? .min)
             }
@@ -299,9 +301,16 @@ extension CredentialStorage {
                 guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
                 return record.revocation
             }.sorted { $0.revoked.bytes.lexicographicallyPrecedes($1.revoked.bytes) }
+            // Which bundles of the devices it trusts this store merged, so each knows which of its
+            // deletions have reached this store.
+            let merged = try transaction.allTrustedDevices().compactMap { entry -> BundleMergeNote? in
+                guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
+                guard record.isTrusted, let created = record.lastMergedCreated else { return nil }
+                return BundleMergeNote(device: record.publicKey, created: created)
+            }.sorted { $0.device.bytes.lexicographicallyPrecedes($1.device.bytes) }
             return BundleContents(
-                senderDevice: device.deviceID, signer: device.publicKey, created: clock.now(), items: items, defaults: defaults,
-                revocations: Array(revocations.prefix(BundleFormat.maximumRevocations)))
+                senderDevice: device.deviceID, signer: device.publicKey, created: now, items: items, defaults: defaults,
+                revocations: Array(revocations.prefix(BundleFormat.maximumRevocations)), merged: merged)
         }
         if case .recipients(let texts) = protection,
            Self.holdsTheSame(url, contents: contents, recipients: Set(try texts.map { BundleFormat.keyID(try DeviceKey($0)) }), device: device) {
@@ -528,7 +537,15 @@ extension CredentialStorage {
                 let index = keys.trustedKeyIndex(signer)
                 if !signerRevoked, let sealed = try mutation.transaction.trustedDevice(keyIndex: index),
                    var record = keys.decryptTrustedDevice(keyIndex: index, sealed: sealed), record.isTrusted {
-                    record.lastMerged = clock.now()
+                    let mergedAt = clock.now()
+                    record.lastMerged = mergedAt
+                    let created = min(metadata.created, mergedAt + SyncWindows.maximumClockSkew)
+                    record.lastMergedCreated = max(record.lastMergedCreated ?? created, created)
+                    // What the device says it merged of this store's: this store's clock, never ahead of it.
+                    if let own = metadata.merged.first(where: { $0.device == device.publicKey }) {
+                        let merged = min(own.created, mergedAt)
+                        record.mergedOwnBundle = max(record.mergedOwnBundle ?? merged, merged)
+                    }
                     try mutation.transaction.addTrustedDevice(keyIndex: index, sealedPublicKey: keys.encryptTrustedDevice(record))
                 }
             }

@@ -158,7 +158,22 @@ struct SyncLedger {
     /// than any bundle that could bring the deleted item back is accepted (``SyncWindows``).
     static let tombstoneLifetimeMillis: Int64 = SyncWindows.tombstoneLifetime
 
+    /// Forgets the deletions remembered for longer than ``tombstoneLifetimeMillis`` that every
+    /// trusted device holds: each device's own bundle says it merged a bundle of this store made
+    /// more than ``SyncWindows/margin`` after the deletion was recorded (a deletion leaves in the
+    /// next bundle, within the margin, or is recorded anew when it leaves later). While a trusted
+    /// device has not (it is away, its bundles or this store's were refused, it was retired
+    /// without being untrusted, it never synced), a deletion it may have missed stays, however
+    /// old: forgotten, the copy that device still holds would come back with its next bundle, as
+    /// a change this store has no record of.
     func dropExpiredTombstones() throws {
-        try transaction.deleteTombstones(before: clock.now() - Self.tombstoneLifetimeMillis)
+        var cutoff = clock.now() - Self.tombstoneLifetimeMillis
+        for entry in try transaction.allTrustedDevices() {
+            guard let record = keys.decryptTrustedDevice(keyIndex: entry.keyIndex, sealed: entry.sealedPublicKey) else { throw StoreKeyring.tampered }
+            guard record.isTrusted else { continue }
+            guard let merged = record.mergedOwnBundle, merged > Int64.min + SyncWindows.margin else { return }
+            cutoff = min(cutoff, merged - SyncWindows.margin)
+        }
+        try transaction.deleteTombstones(before: cutoff)
     }
 }

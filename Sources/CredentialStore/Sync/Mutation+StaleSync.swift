@@ -35,6 +35,7 @@ extension Mutation {
         var tombstone = state
         tombstone.deleted = true
         tombstone.rememberedSince = max(clock.now(), state.stamp.wall + 1)
+        tombstone.unpublished = true
         try ledger.record(tombstone, spaceIndex: spaceIndex, userIndex: userIndex)
     }
 

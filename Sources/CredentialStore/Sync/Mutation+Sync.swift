@@ -38,20 +38,17 @@ extension Mutation {
         // refusal (docs/sync-format.md, "Stale devices") records one, and every store must end
         // deleting the item, whichever it merged first.
         if let local, local.stamp > remote.stamp || (local.stamp == remote.stamp && (local.deleted || remote.password != nil)) {
-            // The same tombstone, recorded later by a stale store: remembered as long as there.
-            if local.deleted, local.stamp == remote.stamp, let since = rememberedSince, since > local.expiryBase {
-                var extended = local
-                extended.rememberedSince = since
-                try ledger.record(extended, spaceIndex: spaceIndex, userIndex: userIndex)
-            }
             return .unchanged
         }
         // The remote state wins; a local value it replaces may be the loser of a concurrent edit.
         let lost = local.flatMap { local in
             !local.deleted && concurrency?.isConcurrent(local: local.stamp, remote: remote.stamp) == true ? local.stamp : nil
         }
+        // A deletion that arrives is this store's to pass on: until this store's own bundle carries
+        // it, the devices that merge only that bundle have not heard of it (SyncItemState.unpublished).
         try ledger.record(
-            SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil, rememberedSince: rememberedSince),
+            SyncItemState(space: remote.space, user: remote.user, stamp: remote.stamp, deleted: remote.password == nil,
+                          rememberedSince: rememberedSince, unpublished: remote.password == nil),
             spaceIndex: spaceIndex, userIndex: userIndex)
 
         guard let password = remote.password else {

@@ -15,10 +15,11 @@ struct SyncItemState: Hashable, Sendable {
     /// than from its reading, which is older than deletions are remembered; without this it would
     /// be forgotten at once, and the item it refused would come back with the next bundle.
     var rememberedSince: Int64? = nil
-    /// For a tombstone of a removal made here: no bundle has carried it yet. It is remembered
-    /// until one does, however long that takes, and from then on as ``rememberedSince`` says:
-    /// the other machines cannot have heard of it, so their copies, however old, would otherwise
-    /// outlive it here and bring the credential back.
+    /// For a tombstone this store recorded (a removal made here, one that arrived in another
+    /// device's bundle, a stale store's refusal): no bundle of this store has carried it yet. It
+    /// is remembered until one does, however long that takes, and from then on as
+    /// ``rememberedSince`` says: the devices that merge this store's bundle cannot have heard of
+    /// it from here, so their copies, however old, would otherwise outlive it and come back.
     var unpublished = false
 
     /// The time this register's expiry counts from (its clear `wall` column): a tombstone is
@@ -174,6 +175,14 @@ extension StoreKeyring {
             plain.append(TrustedDeviceRecord.overrideTag)
             plain.append(overridden)
         }
+        if let created = record.lastMergedCreated {
+            plain.append(TrustedDeviceRecord.lastMergedCreatedTag)
+            plain.append(created)
+        }
+        if let merged = record.mergedOwnBundle {
+            plain.append(TrustedDeviceRecord.mergedOwnBundleTag)
+            plain.append(merged)
+        }
         return encrypt(plain.bytes, ad: [SyncField.trustedKey.rawValue] + trustedKeyIndex(record.publicKey).bytes)
     }
 
@@ -196,6 +205,16 @@ extension StoreKeyring {
                 _ = try? reader.readByte()
                 guard let overridden = try? reader.readInt64() else { return nil }
                 record.overridesRevocationsUpTo = overridden
+            }
+            if !reader.isAtEnd, reader.peekByte() == TrustedDeviceRecord.lastMergedCreatedTag {
+                _ = try? reader.readByte()
+                guard let created = try? reader.readInt64() else { return nil }
+                record.lastMergedCreated = created
+            }
+            if !reader.isAtEnd, reader.peekByte() == TrustedDeviceRecord.mergedOwnBundleTag {
+                _ = try? reader.readByte()
+                guard let merged = try? reader.readInt64() else { return nil }
+                record.mergedOwnBundle = merged
             }
             return reader.isAtEnd ? record : nil
         } ?? nil
@@ -222,9 +241,18 @@ struct TrustedDeviceRecord: Hashable, Sendable {
     /// of the revocation that trust overrode. Revocations of it made up to then are passed over;
     /// both times are the revoker's clock, so no skew between machines decides it.
     var overridesRevocationsUpTo: Int64?
+    /// When the newest bundle of the device merged here was made, by the device's clock: what
+    /// this store's bundles tell the device it has merged (``BundleContents/merged``).
+    var lastMergedCreated: Int64?
+    /// When the newest bundle of this store that the device has merged was made, by this store's
+    /// clock, as the device's own bundle says: the deletions that bundle carried have reached the
+    /// device (``SyncLedger/dropExpiredTombstones()``).
+    var mergedOwnBundle: Int64?
 
     static let revocationTag: UInt8 = 0x52
     static let overrideTag: UInt8 = 0x4F
+    static let lastMergedCreatedTag: UInt8 = 0x43
+    static let mergedOwnBundleTag: UInt8 = 0x4D
 
     init(publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil, revocation: RevocationStatement? = nil, overridesRevocationsUpTo: Int64? = nil) {
         self.publicKey = publicKey

@@ -53,6 +53,24 @@ import CredentialStoreTestSupport
         #expect(try receiver.storage.credentials(for: space)["bob"] == Credential(user: "bob", password: "old-format", persistence: .synchronizable))
     }
 
+    /// A bundle of format 3 (before bundles said what their writer merged) still imports, and
+    /// tells the reader nothing about which of its bundles the writer holds.
+    @Test func aBundleOfFormatThreeStillImportsAndCarriesNoMergeNotes() throws {
+        let (sender, receiver) = (try SyncPeer(), try SyncPeer())
+        try trust([receiver, sender], [sender, receiver])
+        try receiver.storage.set(Credential(user: "carol", password: "pw", persistence: .synchronizable), for: space)
+        try sender.storage.importBundle(from: receiver.export(to: [sender]))
+        let current = try receiver.decode(try sender.export(to: [receiver]))
+        #expect(current.merged.map(\.device) == [try receiver.publicKey], "format 4 says the sender merged the receiver's bundle")
+        let bytes = try BundleFormat.write(
+            current, protection: .recipients([try receiver.publicKey]), signer: try sender.storage.deviceIdentity(), formatVersion: 3)
+        #expect(bytes[8] == 3)
+        let url = sender.file("format-3.csbundle")
+        try Data(bytes).write(to: url)
+        #expect(try receiver.storage.importBundle(from: url).unchanged == 1)
+        #expect(try receiver.decode(url).merged.isEmpty)
+    }
+
     @Test func detailsThatDoNotDecodeOrBreakTheRulesAreRefusedAndNothingChanges() throws {
         let (sender, receiver) = (try SyncPeer(), try SyncPeer())
         try trust([receiver], [sender])

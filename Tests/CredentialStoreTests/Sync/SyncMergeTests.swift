@@ -100,13 +100,19 @@ import CredentialStoreTestSupport
             SignedBundleItem(space: space, user: "gone-long-ago", password: nil, wall: clock.now()),
         ])
         #expect(try b.importBundle(from: early) == ImportReport(unchanged: 1), "nothing here to remove")
+        _ = try desktop.export(to: [laptop])
         clock.advance(by: 2 * day)
         let later = try forgedBundle(items: [
             SignedBundleItem(space: space, user: "gone-recently", password: nil, wall: clock.now()),
         ])
         #expect(try b.importBundle(from: later) == ImportReport(unchanged: 1))
+        _ = try desktop.export(to: [laptop])
+        // The laptop merges a later bundle of the desktop's, which carries both, and says so.
+        clock.advance(by: 8 * day)
+        try laptop.storage.importBundle(from: desktop.export(to: [laptop]))
+        try b.importBundle(from: laptop.export(to: [desktop]))
         // 190 days after the first deletion, 188 after the second.
-        clock.advance(by: 188 * day)
+        clock.advance(by: 180 * day)
         let exported = try desktop.export(to: [laptop])
         let users = try laptop.decode(exported).items.map(\.user).sorted()
         #expect(users == ["gone-recently", "keeper"], "the expired tombstone is dropped, the other kept")
@@ -114,6 +120,30 @@ import CredentialStoreTestSupport
         #expect(try syncRegister(b, space, "gone-recently")?.deleted == true)
         #expect(try b.verify().isSound, "the expiry is folded into the table seal")
         #expect(throws: Never.self) { try desktop.folder.open() }
+    }
+
+    /// A deletion is forgotten only once every trusted device has merged a bundle that carried
+    /// it: the laptop, away for 400 days, would otherwise bring the credential back.
+    @Test func aDeletionIsKeptUntilEveryTrustedDeviceHasMergedIt() throws {
+        let b = desktop.storage
+        let day = TestClock.day
+        try b.set(sync("keeper", "k"), for: space)
+        try b.set(sync("gone", "g"), for: space)
+        try laptop.storage.importBundle(from: desktop.export(to: [laptop]))
+        try b.importBundle(from: laptop.export(to: [desktop]))
+        clock.advance(by: 5)
+        try b.remove(Fixture.credential("gone"), for: space, options: .removeSynchronizable)
+        _ = try desktop.export(to: [laptop])
+        clock.advance(by: 400 * day)
+        var users = try laptop.decode(desktop.export(to: [laptop])).items.map(\.user).sorted()
+        #expect(users == ["gone", "keeper"], "the laptop has not merged the deletion: it is kept")
+
+        // The laptop comes back: the deletion reaches it, and its bundle says it merged it.
+        #expect(try laptop.storage.importBundle(from: desktop.export(to: [laptop])).removed == 1)
+        try b.importBundle(from: laptop.export(to: [desktop]))
+        users = try laptop.decode(desktop.export(to: [laptop])).items.map(\.user).sorted()
+        #expect(users == ["keeper"], "every trusted device holds the deletion, 400 days on: it is forgotten")
+        #expect(try b.verify().isSound)
     }
 
     @Test func theSameServerSpelledDifferentlyIsOneItem() throws {

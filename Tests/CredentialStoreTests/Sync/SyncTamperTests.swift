@@ -101,7 +101,7 @@ import CredentialStoreTestSupport
         let bytes = try recipientBundle([receiver, stranger])
         let layout = Layout(bytes)
         #expect(Array(bytes[0..<8]) == Array("CSBUNDLE".utf8))
-        #expect(bytes[8] == 3 && bytes[9] == 2, "version 3, recipient mode")
+        #expect(bytes[8] == 4 && bytes[9] == 2, "version 4, recipient mode")
         #expect(layout.recipientCount == 2)
         #expect(layout.chunks.count == 4, "metadata, items, defaults, final")
         #expect(layout.chunks.last?.upperBound == bytes.count, "the chunks end at the end of the file")
@@ -120,9 +120,8 @@ import CredentialStoreTestSupport
         let cases: [(String, Int, CredentialStorageError.Code)] = [
             ("magic, first byte", 0, .invalidBundle),
             ("magic, last byte", 7, .invalidBundle),
-            // Version 3 with its lowest bit flipped is 2: a format credstore reads, but the header
-            // is authenticated with the first chunk, so the change is caught there.
-            ("version 3 → 2", 8, .invalidBundle),
+            // Version 4 with its lowest bit flipped is 5, newer than credstore reads.
+            ("version 4 → 5", 8, .unsupportedFormatVersion),
             ("mode 2 → 3", 9, .invalidBundle),
             ("recipient count 2 → 3", 11, .invalidBundle),
             ("a foreign stanza's key id", foreign, .invalidBundle),
@@ -138,6 +137,9 @@ import CredentialStoreTestSupport
         for (what, offset, code) in cases {
             try expectRefused(flipped(bytes, at: offset), code, what)
         }
+        // Version 4 made 3: a format credstore reads, but the header is authenticated with the
+        // first chunk, so the change is caught there.
+        try expectRefused(flipped(bytes, at: 8, with: 0x07), .invalidBundle, "version 4 → 3")
         // The mode byte turned into passphrase mode reads stanza bytes as key-derivation parameters.
         try expectRefused(flipped(bytes, at: 9, with: 0x03), .invalidBundle, "mode 2 → 1")
         try expectRefused(flipped(bytes, at: 10, with: 0x80), .invalidBundle, "recipient count 2 → 32770")
@@ -179,9 +181,9 @@ import CredentialStoreTestSupport
         for offset in bytes.indices {
             let bit = UInt8(1) << UInt8(offset % 8)
             try Data(flipped(bytes, at: offset, with: bit)).write(to: url)
-            // The version byte's flipped bit makes 2 (read, then refused by the chunk that
-            // authenticates the header), never a newer format.
-            let expected: CredentialStorageError.Code = ownKeyID.contains(offset) ? .bundleNotForThisStore : .invalidBundle
+            // The version byte's flipped bit makes 5, a newer format than credstore reads.
+            let expected: CredentialStorageError.Code = ownKeyID.contains(offset) ? .bundleNotForThisStore
+                : offset == 8 ? .unsupportedFormatVersion : .invalidBundle
             do {
                 _ = try receiver.storage.importBundle(from: url)
                 accepted.append(offset)
@@ -290,7 +292,7 @@ import CredentialStoreTestSupport
 
     @Test func aBundleOfANewerFormatVersionIsRefusedAsUnsupported() throws {
         var bytes = try recipientBundle()
-        for version: UInt8 in [4, 255] {
+        for version: UInt8 in [5, 255] {
             bytes[8] = version
             try expectRefused(bytes, .unsupportedFormatVersion, "version \(version)")
         }
