@@ -271,10 +271,15 @@ extension CredentialStorage {
             for sealed in try transaction.allSyncItems() {
                 var state = try keys.decrypt(sealed)
                 if state.unpublished {
-                    // A removal leaves this store now. Made long enough ago that the other stores
-                    // would forget it before it could reach them all, it is remembered from now.
                     state.unpublished = false
-                    if now - state.stamp.wall > SyncWindows.margin { state.rememberedSince = now }
+                    state.publishedAt = now
+                    // A removal made here leaves this store now. Made long enough ago that the
+                    // other stores would forget it before it could reach them all, it is
+                    // remembered from now, everywhere. (A deletion that came from another device
+                    // keeps the time it travels with: redated at each hop, it would never go.)
+                    if state.stamp.device == device.deviceID, state.rememberedSince == nil, now - state.stamp.wall > SyncWindows.margin {
+                        state.rememberedSince = now
+                    }
                     try mutation.ledger.record(state, spaceIndex: sealed.spaceIndex, userIndex: sealed.userIndex)
                 }
                 var password: String?

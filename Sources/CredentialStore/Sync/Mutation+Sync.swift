@@ -40,6 +40,12 @@ extension Mutation {
         if let local, local.stamp > remote.stamp || (local.stamp == remote.stamp && (local.deleted || remote.password != nil)) {
             return .unchanged
         }
+        // A deletion the whole fleet may forget by now, of an item this store has no record of
+        // (it forgot it, or never held it): nothing to delete here, and recorded again it would
+        // be passed on as new, so that no store ever forgot it.
+        if local == nil, remote.password == nil, (rememberedSince ?? remote.stamp.wall) < clock.now() - SyncLedger.tombstoneLifetimeMillis {
+            return .unchanged
+        }
         // The remote state wins; a local value it replaces may be the loser of a concurrent edit.
         let lost = local.flatMap { local in
             !local.deleted && concurrency?.isConcurrent(local: local.stamp, remote: remote.stamp) == true ? local.stamp : nil

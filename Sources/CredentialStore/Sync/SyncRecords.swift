@@ -21,10 +21,19 @@ struct SyncItemState: Hashable, Sendable {
     /// ``rememberedSince`` says: the devices that merge this store's bundle cannot have heard of
     /// it from here, so their copies, however old, would otherwise outlive it and come back.
     var unpublished = false
+    /// For a tombstone this store recorded: when this store's own bundle first carried it, by
+    /// this store's clock. Kept here only (it does not travel): the devices that report merging
+    /// this store's bundles from then on hold it (``SyncLedger/dropExpiredTombstones()``).
+    var publishedAt: Int64? = nil
 
-    /// The time this register's expiry counts from (its clear `wall` column): a tombstone is
-    /// forgotten ``SyncWindows/tombstoneLifetime`` after it; an unpublished one never is.
-    var expiryBase: Int64 { unpublished ? .max : rememberedSince ?? stamp.wall }
+    /// The time every store counts a tombstone's 189 days from: its recorded time if it has one,
+    /// else its reading. Travels with it.
+    var fleetBase: Int64 { rememberedSince ?? stamp.wall }
+
+    /// The time this register's expiry counts from here (its clear `wall` column): a tombstone is
+    /// forgotten ``SyncWindows/tombstoneLifetime`` after it, and after every trusted device has
+    /// merged a bundle of this store made after it; an unpublished one never is.
+    var expiryBase: Int64 { unpublished ? .max : max(fleetBase, publishedAt ?? .min) }
 }
 
 /// The last-writer-wins default choice of one space; `user` nil means "no default".
@@ -42,7 +51,7 @@ extension StoreKeyring {
 
     /// The optional fields a register's plaintext may end with, each led by its tag.
     private enum ItemField: UInt8 {
-        case rememberedSince = 0x52, unpublished = 0x55
+        case publishedAt = 0x50, rememberedSince = 0x52, unpublished = 0x55
     }
 
     private func itemAD(spaceIndex: BlindIndex, userIndex: BlindIndex, deleted: Bool, wall: Int64) -> [UInt8] {
@@ -63,6 +72,10 @@ extension StoreKeyring {
         plain.append(raw: state.space.canonicalEncoding.lengthPrefixed)
         plain.append(state.user)
         state.stamp.write(to: &plain)
+        if let publishedAt = state.publishedAt {
+            plain.append(ItemField.publishedAt.rawValue)
+            plain.append(publishedAt)
+        }
         if let rememberedSince = state.rememberedSince {
             plain.append(ItemField.rememberedSince.rawValue)
             plain.append(rememberedSince)
@@ -95,6 +108,8 @@ extension StoreKeyring {
                         state.rememberedSince = since
                     case .unpublished:
                         state.unpublished = true
+                    case .publishedAt:
+                        state.publishedAt = try reader.readInt64()
                     case nil:
                         return nil
                     }

@@ -146,6 +146,40 @@ import CredentialStoreTestSupport
         #expect(try b.verify().isSound)
     }
 
+    /// Two devices that sync every fortnight forget a deletion once both hold it and the 189
+    /// days have passed, rather than handing it back and forth as new for ever.
+    @Test func aFleetThatSyncsEveryFortnightForgetsADeletionAfterItsTime() throws {
+        let b = desktop.storage
+        let day = TestClock.day
+        try b.set(sync("keeper", "k"), for: space)
+        try b.set(sync("gone", "g"), for: space)
+        // As `credstore sync` does: merge the other's bundle as it lies in the folder, then write one's own.
+        var folder: [URL?] = [nil, nil]
+        func round() throws {
+            for (index, (peer, other)) in [(desktop, laptop), (laptop, desktop)].enumerated() {
+                if let bundle = folder[1 - index] { try peer.storage.importBundle(from: bundle) }
+                folder[index] = try peer.export(to: [other])
+            }
+        }
+        try round()
+        clock.advance(by: 5)
+        try b.remove(Fixture.credential("gone"), for: space, options: .removeSynchronizable)
+        var forgotten: Int64?
+        for fortnight in 1...40 {
+            clock.advance(by: 15 * day)
+            try round()
+            let held = try [desktop, laptop].map { peer in
+                try laptop.decode(peer.export(to: [laptop])).items.contains { $0.user == "gone" }
+            }
+            if forgotten == nil, held == [false, false] { forgotten = Int64(fortnight) * 15 }
+            if let forgotten {
+                #expect(held == [false, false], "the deletion came back on day \(fortnight * 15), forgotten on day \(forgotten)")
+            }
+        }
+        #expect(forgotten.map { (189...240).contains($0) } == true, "forgotten on day \(forgotten.map(String.init) ?? "never")")
+        #expect(try laptop.storage.credentials(for: space).keys.sorted() == ["keeper"])
+    }
+
     @Test func theSameServerSpelledDifferentlyIsOneItem() throws {
         let a = laptop.storage, b = desktop.storage
         let shouted = ProtectionSpace(host: "API.Example.COM.", port: 0, protocol: "HTTPS", realm: "API")
