@@ -176,7 +176,10 @@ package enum Netrc {
                 guard current != nil else {
                     throw CommandFailure(.dataError, "line \(at): `\(keyword)` comes before any `machine`; the netrc file is malformed and nothing was imported")
                 }
-                if keyword == "login" { current?.login = text } else if keyword == "password" { current?.password = text }
+                // A second login or password in one entry is passed over, as curl does: the
+                // import stores what curl would send.
+                if keyword == "login", current?.login == nil { current?.login = text }
+                if keyword == "password", current?.password == nil { current?.password = text }
             case "macdef":
                 // A macro's body runs to the first blank line; it is for ftp, not for us.
                 finish()

@@ -117,6 +117,15 @@ struct NetrcCommandTests {
         #expect(try Netrc.parse(macro).machines == [Netrc.Machine(host: "c.example.com", login: "l", password: "p")])
     }
 
+    /// An entry with a second login or password: curl sends the first of each, and the import
+    /// stores what curl would send.
+    @Test func aRepeatedLoginOrPasswordIsReadAsCurlReadsIt() throws {
+        #expect(try Netrc.parse("machine h.example.com login alice password pa login bob\n").machines
+                == [Netrc.Machine(host: "h.example.com", login: "alice", password: "pa")])
+        #expect(try Netrc.parse("machine h.example.com login alice password pa password pb\n").machines
+                == [Netrc.Machine(host: "h.example.com", login: "alice", password: "pa")])
+    }
+
     /// Every entry left out is named on stderr with its line and reason, never with a password;
     /// the valid entries are imported, and an entry refused as invalid makes the status 65.
     @Test func everySkippedEntryIsNamedWithItsReason() throws {
