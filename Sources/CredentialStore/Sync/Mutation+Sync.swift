@@ -50,6 +50,11 @@ extension Mutation {
         let lost = local.flatMap { local in
             !local.deleted && concurrency?.isConcurrent(local: local.stamp, remote: remote.stamp) == true ? local.stamp : nil
         }
+        // A removal made here that a concurrent edit undoes: nothing to keep, but it is said. (A
+        // move out of sync is a removal too; the value it kept is what loses, and is kept below.)
+        let removalLost = local.map { local in
+            local.deleted && row == nil && remote.password != nil && concurrency?.isConcurrent(local: local.stamp, remote: remote.stamp) == true
+        } ?? false
         // A deletion that arrives is this store's to pass on: until this store's own bundle carries
         // it, the devices that merge only that bundle have not heard of it (SyncItemState.unpublished).
         try ledger.record(
@@ -110,6 +115,7 @@ extension Mutation {
         try log(stored == nil ? .added : .updated, space, remote.user, .synchronizable)
         announce(existed ? .updated : .added, space, remote.user, .synchronizable)
         if loser != nil { noteConflict(space, remote.user, kept: true) }
+        if removalLost { noteConflict(space, remote.user, kept: false) }
         return existed ? .updated : .added
     }
 

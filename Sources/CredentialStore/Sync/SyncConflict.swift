@@ -9,7 +9,8 @@ public struct SyncConflict: Hashable, Sendable, Codable {
     /// The credential's user.
     public var user: String
     /// Whether the losing version was kept (``CredentialStorage/keptVersions(of:in:)``); false when
-    /// the winner was a removal, after which nothing of the credential is kept.
+    /// one of the two was a removal: the winner (nothing of the credential is kept), or this
+    /// store's own (the credential is back, and nothing was lost to keep).
     public var kept: Bool
 
     /// Creates a conflict.

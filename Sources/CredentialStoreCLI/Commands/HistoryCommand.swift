@@ -106,7 +106,9 @@ struct HistoryCommand: ParsableCommand {
     /// The note `sync` and `import` write on stderr for each credential whose change here lost.
     static func conflictNote(_ conflict: SyncConflict) -> String {
         let what = "credstore: conflict: \(Describe.cell(conflict.user))'s credential at \(Describe.space(conflict.space)) was changed here and on another machine at the same time, and the other change won"
-        guard conflict.kept else { return what + " (a removal: nothing of it is kept)\n" }
+        guard conflict.kept else {
+            return what + " (one of the two was a removal, so nothing is kept; if the removal was this machine's, the credential is back: remove it again if it should go)\n"
+        }
         return what + "; this machine's version is kept: see `\(invocation(user: conflict.user, space: conflict.space))`\n"
     }
 

@@ -85,6 +85,23 @@ import CredentialStoreTestSupport
         #expect(try laptop.storage.verify().isSound)
     }
 
+    /// The laptop removes alice; the desktop, whose clock is 23 hours ahead, had changed her
+    /// password before, without having seen the removal. The change reads later and wins: alice is
+    /// back on the laptop, and the merge says so rather than undoing the removal without a word.
+    @Test func aRemovalHereThatAConcurrentEditUndoesIsReported() throws {
+        try laptop.storage.set(Credential(user: "alice", password: "first", persistence: .synchronizable), for: space)
+        try send(laptop, to: desktop)
+        try send(desktop, to: laptop)
+        desktopClock.advance(by: 23 * 3600 * 1000)
+        try desktop.storage.set(Credential(user: "alice", password: "from-desktop", persistence: .synchronizable), for: space)
+        later()
+        try laptop.storage.remove(user: "alice", for: space, options: .removeSynchronizable)
+        let report = try send(desktop, to: laptop)
+        #expect(report.added == 1)
+        #expect(report.conflicts == [SyncConflict(space: space, user: "alice", kept: false)], "\(report)")
+        #expect(try laptop.storage.credentials(for: space)["alice"]?.password == "from-desktop")
+    }
+
     @Test func aPermanentCredentialThatASynchronizableOneReplacesIsKeptAndReported() throws {
         // The laptop keeps alice outside sync; the desktop stores alice for the fleet.
         try laptop.storage.set(Credential(user: "alice", password: "laptop only", persistence: .permanent), for: space)
