@@ -113,10 +113,19 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // The files and lines other programs write, read without a terminal, TLS or the command
+        // line: netrc, git's credential protocol, CSV and the password managers' exports. Beside the
+        // CLI rather than in it, so that the fuzz targets reach these parsers without building
+        // swift-nio-ssl and swift-crypto (two copies of BoringSSL) under AddressSanitizer.
+        .target(
+            name: "CredentialStoreFormats",
+            dependencies: ["CredentialStore"]
+        ),
         .target(
             name: "CredentialStoreCLI",
             dependencies: [
                 "CredentialStore",
+                "CredentialStoreFormats",
                 // `identity`, `pin` and `curl-args`: PEM and PKCS #12, certificate summaries, and
                 // fetching a server's chain for `pin add --from-server`.
                 "CredentialStoreTLS",
@@ -160,11 +169,11 @@ let package = Package(
             path: "Harnesses/credstore-torture"
         ),
         // libFuzzer targets for the parsers that read untrusted input: bundles, challenge headers,
-        // URLs, and the CLI's netrc and git-credential readers (hence CredentialStoreCLI, whose
+        // URLs, netrc, git's credential protocol and the importers (CredentialStoreFormats, whose
         // parsers are `package`). Without `-sanitize=fuzzer` it replays a corpus; see docs/reliability.md.
         .executableTarget(
             name: "credstore-fuzz",
-            dependencies: ["CredentialStore", "CredentialStoreCLI", "SeededRandom"],
+            dependencies: ["CredentialStore", "CredentialStoreFormats", "SeededRandom"],
             path: "Harnesses/credstore-fuzz"
         ),
         // What the test targets share: temporary stores, the one process runner, the local servers
@@ -205,7 +214,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CredentialStoreCLITests",
-            dependencies: ["CredentialStoreCLI", "CredentialStore", "CredentialStoreTestSupport", "credstore"]
+            dependencies: ["CredentialStoreCLI", "CredentialStoreFormats", "CredentialStore", "CredentialStoreTestSupport", "credstore"]
         ),
         .testTarget(
             name: "CredentialStoreTLSTests",

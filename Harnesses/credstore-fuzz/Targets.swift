@@ -1,6 +1,6 @@
 import CredentialStore
-import CredentialStoreCLI
 import Foundation
+import CredentialStoreFormats
 
 // MARK: - Targets
 

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import CredentialStore
+import CredentialStoreFormats
 
 /// The `credstore` command: administers an encrypted credential store from the shell.
 ///
@@ -162,6 +163,8 @@ public struct CredstoreCommand: AsyncParsableCommand {
         switch error {
         case let failure as CommandFailure:
             (status, message) = (failure.exitCode, failure.message)
+        case let failure as FormatError:
+            (status, message) = (.dataError, failure.message)
         case let failure as CredentialStorageError:
             let names = configuration.subcommands.compactMap { $0.configuration.commandName }
             (status, message) = (failure.code.exitCode, failure.messageWithAdvice(command: arguments.first(where: names.contains)))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CredentialStore
+import CredentialStoreFormats
 import CredentialStoreTLS
 import Foundation
 

@@ -3,6 +3,7 @@ import CredentialStore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import CredentialStoreFormats
 #endif
 
 /// `credstore export FILE`: writes the synchronizable credentials to an encrypted bundle.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CredentialStore
 import Foundation
+import CredentialStoreFormats
 
 /// `credstore netrc import|export FILE`: trades credentials with curl and the other tools that
 /// read a netrc file.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CredentialStore
+import CredentialStoreFormats
 import Foundation
 
 /// The URL and options that name a protection space: `URL [--realm R] [--method M] [--proxy T]`.
@@ -75,25 +76,6 @@ struct SpaceRequest: Equatable {
                                     realm: realm, authenticationMethod: method?.authenticationMethod)
         try space.validate()
         return space
-    }
-}
-
-/// The `--method` words. `any` is `AuthenticationMethod.default`, which for password methods
-/// means any of them; `default`, its earlier word, is still read and never printed.
-enum MethodName: String, CaseIterable, ExpressibleByArgument {
-    case basic, digest, ntlm, negotiate, form, any, `default`
-
-    static var allValueStrings: [String] { allCases.filter { $0 != .default }.map(\.rawValue) }
-
-    var authenticationMethod: AuthenticationMethod {
-        switch self {
-        case .basic: .httpBasic
-        case .digest: .httpDigest
-        case .ntlm: .ntlm
-        case .negotiate: .negotiate
-        case .form: .htmlForm
-        case .any, .default: .default
-        }
     }
 }
 

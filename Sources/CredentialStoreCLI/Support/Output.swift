@@ -1,4 +1,5 @@
 package import CredentialStore
+import CredentialStoreFormats
 package import Foundation
 #if canImport(Glibc)
 import Glibc

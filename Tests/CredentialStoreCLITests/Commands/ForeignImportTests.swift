@@ -3,6 +3,7 @@ import CredentialStoreCLI
 import CredentialStoreTestSupport
 import Foundation
 import Testing
+import CredentialStoreFormats
 
 /// `credstore import FILE --from FORMAT`: a user's credentials brought over from git-credential-store,
 /// KeePassXC, Bitwarden and Chrome, on files in each one's own format.

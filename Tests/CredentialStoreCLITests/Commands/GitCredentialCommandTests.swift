@@ -1,6 +1,7 @@
 import CredentialStoreCLI
 import Foundation
 import Testing
+import CredentialStoreFormats
 
 /// Runs another program (git, curl) with `stdin`, in the sandbox's environment plus `extra`.
 func runProgram(_ path: String, _ arguments: [String], stdin: String = "", in sandbox: Sandbox,

@@ -2,6 +2,7 @@ import CredentialStore
 import CredentialStoreCLI
 import Foundation
 import Testing
+import CredentialStoreFormats
 
 /// Issue 12 finding 2 as a user meets it: a crafted netrc file, a crafted name or a store written
 /// before the rules, and what git, scripts and terminals then get from credstore.
@@ -111,10 +112,10 @@ struct LineInjectionTests {
 
     @Test func theGitAnswerIsCheckedRightBeforeItIsWritten() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(throws: CommandFailure.self) {
+        #expect(throws: FormatError.self) {
             try GitCredentialRequest.answer(Credential(user: "alice", password: "pw", refreshToken: "t\nquit=1"), now: now)
         }
-        #expect(throws: CommandFailure.self) {
+        #expect(throws: FormatError.self) {
             try GitCredentialRequest.answer(Credential(user: "alice", password: "pw\u{0}x", persistence: .permanent), now: now)
         }
         #expect(try GitCredentialRequest.answer(Credential(user: "alice", password: "p w", persistence: .permanent), now: now)

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import CredentialStoreFormats
 #endif
 
 /// `credstore netrc import|export`: credentials for curl and the tools that read netrc.
@@ -157,7 +158,7 @@ struct NetrcCommandTests {
     }
 
     @Test func anUnterminatedQuoteIsMalformed() throws {
-        #expect(throws: CommandFailure.self) { try Netrc.parse("machine a.example.com login x password \"open\nmachine b login y password z\n") }
+        #expect(throws: FormatError.self) { try Netrc.parse("machine a.example.com login x password \"open\nmachine b login y password z\n") }
     }
 
     /// The atomic rename replaces whatever is at the path: a FIFO (or, for root, /dev/null) must

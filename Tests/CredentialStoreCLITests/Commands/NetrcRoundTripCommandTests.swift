@@ -2,6 +2,7 @@ import CredentialStore
 import CredentialStoreCLI
 import Foundation
 import Testing
+import CredentialStoreFormats
 
 /// `netrc export` then `netrc import`: netrc names a host only, so the space of each entry (scheme,
 /// port, realm, method) travels in the `# credstore:` comment line above it, and a plain file's

@@ -1,0 +1,120 @@
+import CredentialStore
+import CredentialStoreFormats
+import Foundation
+
+/// What the helper does with a request: reading it from git, and looking up, storing and erasing
+/// the credential it names in the store.
+extension GitCredentialRequest {
+    /// Reads the request; unknown keys (`capability[]`, `state[]`, `ephemeral` …) are ignored.
+    static func read(from input: any SecretInput) throws -> GitCredentialRequest {
+        var lines: [String] = []
+        while let line = try input.readLine(), !line.isEmpty { lines.append(line) }
+        return parse(lines)
+    }
+
+    /// The same space without a realm: a credential approved without a challenge serves any realm.
+    fileprivate func realmless(_ space: ProtectionSpace) -> ProtectionSpace {
+        ProtectionSpace(host: space.host, port: space.port, protocol: space.protocol, realm: nil)
+    }
+
+    /// The credential git should get (expired or not: ``answer(_:now:)`` decides what git sees of
+    /// it), with the space it is stored in.
+    ///
+    /// The exact space first (and, for a challenge's realm, the realm-less space); without path
+    /// or challenge, the one space on the origin with a default (or with `username`).
+    func resolve(in storage: CredentialStorage, space: ProtectionSpace, console: Console)
+        throws -> (space: ProtectionSpace, credential: Credential)? {
+        var candidates = [space]
+        if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
+        for candidate in candidates {
+            if let found = try lookUp(in: storage, space: candidate) {
+                return found
+            }
+        }
+        guard space.realm == nil else { return nil }
+        // git sends what it gets as Basic: only spaces whose credentials may go out as Basic (any
+        // method, or Basic's), never one stored for Digest, NTLM or a form.
+        let sendable = AuthenticationMethod.sentAsBasic
+        // Through the origin index: the origin's rows only, never a scan of the store.
+        let spaces = try storage.entries(onOriginOf: space).filter { entry in
+            entry.space.proxyType == nil && entry.space.protocol == space.protocol && entry.space.host == space.host
+                && entry.space.port == space.port && sendable.contains(entry.space.authenticationMethod)
+                && (username.map { $0 == entry.user } ?? entry.isDefaultEvenIfExpired)
+        }.map(\.space)
+        guard Set(spaces.map(\.realm)).count <= 1 else {
+            // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
+            console.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms; set credential.useHttpPath or remove the extra ones (see `credstore list`)\n")
+            return nil
+        }
+        // One realm, perhaps under both password methods: the one a lookup without a method asks first.
+        let only = spaces.min { sendable.firstIndex(of: $0.authenticationMethod)! < sendable.firstIndex(of: $1.authenticationMethod)! }
+        guard let only, let found = try lookUp(in: storage, space: only) else { return nil }
+        return found
+    }
+
+    /// The credential for `space` (or a compatible method's space of its realm), with the space it
+    /// is stored in: an erase must remove that one, not a credential of the same user in `space`.
+    ///
+    /// With a user name, that user's credential in the first compatible space holding one; when
+    /// git also names the password (an erase), the one with that password: what a `get` without
+    /// the user name gave git may be the user's credential in a later space.
+    fileprivate func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
+        // A live default first: an expired one of the exact space must not hide a live one of a
+        // compatible method's; only when there is none, the expired one (for its refresh token).
+        guard let username else {
+            return try storage.defaultCredentialAndSpace(for: space) ?? storage.defaultCredentialAndSpace(for: space, includingExpired: true)
+        }
+        var first: (space: ProtectionSpace, credential: Credential)?
+        for candidate in space.compatibleSpaces {
+            guard let credential = try storage.credentials(for: candidate)[username] else { continue }
+            if password == nil || credential.password == password { return (candidate, credential) }
+            first = first ?? (candidate, credential)
+        }
+        return first
+    }
+
+    /// Saves the credential as the space's default (git's latest approval wins), with the
+    /// password's expiry and the OAuth refresh token git sent (none when git sent none: they
+    /// belonged to the password this one replaces).
+    ///
+    /// An empty user name and password are kept too: git approves them for a host that needs no
+    /// login (single sign-on), and expects them back.
+    func store(in storage: CredentialStorage, space: ProtectionSpace) throws {
+        // git sends store only after a success, with both fields; anything less is not a credential.
+        guard let username, let password else { return }
+        // git approves what a get gave it: when that is still the answer (the default of a
+        // compatible method's space, or the origin's without a realm), it stays where it is
+        // stored. A copy here would answer first from then on, so removing or replacing the
+        // credential where the user keeps it would no longer stop git from sending it.
+        var candidates = [space]
+        if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
+        var target = space
+        var existing = try storage.credentials(for: space)[username]
+        for candidate in candidates {
+            guard let found = try storage.defaultCredentialAndSpace(for: candidate, includingExpired: true) else { continue }
+            if found.space != space, found.credential.user == username, found.credential.password == password {
+                (target, existing) = (found.space, found.credential)
+            }
+            break
+        }
+        // A credential already shared with other machines stays shared; its label, comment and
+        // attributes stay as the user set them.
+        var credential = existing ?? Credential(user: username, password: password)
+        credential.password = password
+        if credential.persistence != .synchronizable { credential.persistence = .permanent }
+        credential.expiresEpochSeconds = passwordExpiry
+        credential.refreshToken = refreshToken
+        try storage.setDefaultCredentialExactly(credential, for: target)
+    }
+
+    /// Removes the matching credential, with its expiry and refresh token.
+    ///
+    /// When git names the password (it does after a rejection), a credential whose password has
+    /// changed since is kept: another process stored a newer one.
+    func erase(in storage: CredentialStorage, space: ProtectionSpace, console: Console) throws {
+        guard case let (found, credential)? = try resolve(in: storage, space: space, console: console) else { return }
+        if let password, password != credential.password { return }
+        // git erases a credential the server refused: it is wrong on every machine.
+        try storage.remove(credential, for: found, options: .removeSynchronizable)
+    }
+}
