@@ -180,7 +180,7 @@ let package = Package(
         // (lighttpd, tinyproxy, and the Python ones), and hand-made sync bundles.
         .target(
             name: "CredentialStoreTestSupport",
-            dependencies: ["CredentialStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CredentialStore", "CredentialStoreCrypto", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/TestSupport",
             // The Python servers the tests start; found through #filePath, not built.
             exclude: ["Servers"]

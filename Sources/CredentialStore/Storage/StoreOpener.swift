@@ -159,7 +159,7 @@ enum StoreOpener {
             throw CredentialStorageError(.wrongKey, "the passphrase is empty; choose a passphrase")
         }
         let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
-        let cost = Sodium.PasswordHashCost.moderate
+        let cost = Sodium.PasswordHashCost.forNewStoreKey
         return (try Sodium.passwordHash(passphrase, salt: salt, cost: cost), salt, cost)
     }
 

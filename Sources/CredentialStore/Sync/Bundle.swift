@@ -112,7 +112,7 @@ enum BundleFormat {
             }
             header.append(Mode.passphrase.rawValue)
             let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
-            let cost = Sodium.bundlePasswordCost
+            let cost = Sodium.PasswordHashCost.forNewBundleKey
             header.append(raw: salt)
             header.append(Int64(cost.opsLimit))
             header.append(Int64(cost.memLimit))

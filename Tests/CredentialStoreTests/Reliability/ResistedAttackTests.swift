@@ -10,7 +10,7 @@ import CredentialStoreTestSupport
 
 /// Attacks that an attack review tried and the store already resisted, each kept as a test so that
 /// a later change cannot reopen it (docs/security.md, "Attacks tried").
-@Suite struct ResistedAttackTests {
+@Suite(.cheapKeyDerivation) struct ResistedAttackTests {
     let store: TemporaryStore
     let api = Fixture.space("api.example.com", realm: "API")
     let other = Fixture.space("other.example.com", realm: "Other")

@@ -9,7 +9,7 @@ import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// Listing, verification, passphrase change and root-key rotation.
-@Suite struct AdministrationTests {
+@Suite(.cheapKeyDerivation) struct AdministrationTests {
     let store: TemporaryStore
     let space = Fixture.space(realm: "R")
 

@@ -9,7 +9,7 @@ import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// docs/contract.md ("At rest"): what the files hold, and how a wrong key, damage and tampering are told apart.
-@Suite struct AtRestTests {
+@Suite(.cheapKeyDerivation) struct AtRestTests {
     let store: TemporaryStore
     let space = Fixture.space()
 

@@ -11,7 +11,7 @@ import Glibc
 /// A whole store backed up to one file and put back, through the library: everything comes back,
 /// a wrong passphrase or an altered backup changes nothing, and the restored store, or an older
 /// copy accepted as it is, opens past its rollback anchor.
-@Suite struct BackupTests {
+@Suite(.cheapKeyDerivation) struct BackupTests {
     let store: TemporaryStore
     let space = Fixture.space(realm: "Backed up")
     let synced = Fixture.space("synced.example.com")

@@ -13,7 +13,7 @@ import CredentialStoreTestSupport
 /// editing any of its columns, or putting back its copy from before a later write is either
 /// detected (`verify()` reports it, or the store does not open) or changes no answer the store
 /// gives: no credential, default, trusted device, device identity, sync export or merge outcome.
-@Suite struct SealCoverageTests {
+@Suite(.cheapKeyDerivation) struct SealCoverageTests {
     // MARK: The schema
 
     /// The tables of a store made now, as SQLite lists them, with their columns.

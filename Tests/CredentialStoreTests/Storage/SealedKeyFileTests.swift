@@ -10,7 +10,7 @@ import CredentialStoreTestSupport
 
 /// Key files sealed by systemd-creds, from the library: what happens without the tool, with a tool
 /// that fails, and (where systemd-creds works) a store created sealed.
-struct SealedKeyFileTests {
+@Suite(.cheapKeyDerivation) struct SealedKeyFileTests {
     private static let space = ProtectionSpace(host: "a.example.com", port: 443, protocol: "https", realm: nil)
 
     /// A file that looks sealed: the version-2 header and some base64.

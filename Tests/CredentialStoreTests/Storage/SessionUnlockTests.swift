@@ -8,7 +8,7 @@ import CredentialStoreTestSupport
 
 /// The library's side of an unlocked session: `.unlockedSession` opens only from the kernel
 /// keyring, only the store the key was kept for, and only while it matches the store's key.
-@Suite(.serialized) struct SessionUnlockTests {
+@Suite(.serialized, .cheapKeyDerivation) struct SessionUnlockTests {
     static let passphrase = "correct horse battery"
 
     private func passphraseStore(_ store: TemporaryStore, _ passphrase: String = passphrase) throws -> CredentialStorage {

@@ -13,7 +13,7 @@ import Glibc
 /// docs/architecture.md ("Creating a store"): a missing store is made whole under a temporary
 /// name and linked into place, so that every opener either creates the whole store or opens the
 /// one another created, and a creation that died leaves only a temporary the next one removes.
-@Suite struct StoreCreationTests {
+@Suite(.cheapKeyDerivation) struct StoreCreationTests {
     let store: TemporaryStore
 
     init() throws {

@@ -12,7 +12,7 @@ import Glibc
 
 /// Issue 12, finding 7: files another user owns are not used, and a store put in the place of
 /// this path's own is refused.
-@Suite struct StoreOwnershipTests {
+@Suite(.cheapKeyDerivation) struct StoreOwnershipTests {
     /// The tests run as root here; as anyone else they cannot give a file away, and are skipped.
     static let canChown = geteuid() == 0
     static let nobody: uid_t = 65534

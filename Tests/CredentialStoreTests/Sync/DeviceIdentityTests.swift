@@ -7,7 +7,7 @@ import CredentialStoreTestSupport
 /// One device identity per live store: a store restored or copied into another home (another
 /// state folder: another rollback anchor folder) takes a new identity and keeps its data, trusted
 /// devices and sync state; restored in its own home, it keeps its identity.
-@Suite struct DeviceIdentityTests {
+@Suite(.cheapKeyDerivation) struct DeviceIdentityTests {
     let store: TemporaryStore
     let space = Fixture.space("synced.example.com")
     let passphrase = "backup passphrase"

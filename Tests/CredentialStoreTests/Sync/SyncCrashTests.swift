@@ -13,7 +13,7 @@ import Glibc
 /// docs/contract.md ("Sync between machines"), "import is atomic": a process killed (SIGKILL) in the middle of importing a large
 /// bundle leaves the store as it was before the import or as it is after it, never in between,
 /// and the store stays sound.
-@Suite struct SyncCrashTests {
+@Suite(.cheapKeyDerivation) struct SyncCrashTests {
     static let oldCount = LargeImport.oldCount
     static let newCount = LargeImport.newCount
 

@@ -8,7 +8,7 @@ import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// Bundles across format versions: what a store of this version reads from an older credstore.
-@Suite struct SyncFormatVersionTests {
+@Suite(.cheapKeyDerivation) struct SyncFormatVersionTests {
     @Test func aVersionOneBundleWrittenByTheOldCodeStillImports() throws {
         // The store's clock just after the fixture was written: the 180-day window would refuse it later.
         let peer = try SyncPeer(clock: TestClock(startingAt: VersionOneBundle.writtenAround + 60_000))

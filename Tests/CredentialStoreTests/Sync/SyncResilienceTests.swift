@@ -13,7 +13,7 @@ import Glibc
 
 /// Issue 12, findings 3 to 5: untrusting a device, imports that neither trap on hostile numbers
 /// nor spend memory or CPU on a bundle before its signer and parameters are checked.
-@Suite struct SyncResilienceTests {
+@Suite(.cheapKeyDerivation) struct SyncResilienceTests {
     let laptop: SyncPeer
     let desktop: SyncPeer
     let space = Fixture.space(realm: "API")

@@ -7,7 +7,7 @@ import CredentialStoreTestSupport
 
 /// docs/sync-format.md, "Revocation": an untrust made on one machine reaches every machine that
 /// trusts it, through the bundles, and the revoked device reads nothing written after it.
-@Suite struct SyncRevocationTests {
+@Suite(.cheapKeyDerivation) struct SyncRevocationTests {
     let space = ProtectionSpace(host: "vault.example.com", port: 443, protocol: "https", realm: nil)
 
     /// Three machines that trust one another and share one folder, as `credstore sync` uses it.

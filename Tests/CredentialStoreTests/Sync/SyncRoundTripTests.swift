@@ -8,7 +8,7 @@ import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// The basic trip of a synchronizable credential between two stores.
-@Suite struct SyncRoundTripTests {
+@Suite(.cheapKeyDerivation) struct SyncRoundTripTests {
     let laptop: TemporaryStore
     let desktop: TemporaryStore
     let space = Fixture.space(realm: "API")

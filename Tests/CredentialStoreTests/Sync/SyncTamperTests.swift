@@ -10,7 +10,7 @@ import CredentialStoreTestSupport
 /// docs/contract.md ("Sync between machines"): any flipped, truncated or appended byte, a bundle for another recipient, an untrusted
 /// signer, a wrong passphrase or a newer format is refused with the right error code, and the
 /// importing store is left exactly as it was.
-@Suite struct SyncTamperTests {
+@Suite(.cheapKeyDerivation) struct SyncTamperTests {
     /// The exporting store, trusted by the importer.
     let sender: SyncPeer
     /// The importing store, with credentials of every tier of its own.

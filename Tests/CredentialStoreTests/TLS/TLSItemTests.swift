@@ -6,7 +6,7 @@ import CredentialStoreTestSupport
 
 /// Client identities and server trust kept in the store: found by host and port as a TLS client
 /// asks, never answering a password lookup, and never in the clear on disk.
-struct TLSItemTests {
+@Suite(.cheapKeyDerivation) struct TLSItemTests {
     // Bytes that stand for DER: the store keeps them opaque, the TLS layer parses them.
     static let leaf = Array("leaf certificate: CN=alice-laptop, O=Example Corp".utf8)
     static let intermediate = Array("intermediate certificate: CN=Example Issuing CA".utf8)
