@@ -26,7 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // The oldest release tested: .ci/new-user builds a package that pins 2.101.2 beside this one.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Tests only: the TLS bridge is shown with a real HTTP client.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // `swift package generate-documentation`, which .ci/docs runs; no target depends on it.

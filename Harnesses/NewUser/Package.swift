@@ -11,6 +11,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: "../credstore"),
+        // An app that pins another release of a package credstore also uses than the one
+        // credstore's own build resolves (2.101.3): the two must resolve together.
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
     ],
     targets: [
         .executableTarget(
