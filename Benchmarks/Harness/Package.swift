@@ -8,15 +8,18 @@
 import Foundation
 import PackageDescription
 
+// credstore two folders up, or where CREDSTORE_PACKAGE_PATH says: CI builds the harness through
+// the link its other outside packages use, so that they share one build (.ci/outside-packages.sh).
 // A path dependency is named after its folder, which is whatever the clone is called: the
 // product's package argument is that name.
-let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().deletingLastPathComponent()
+let dependencyPath = Context.environment["CREDSTORE_PACKAGE_PATH"] ?? "../.."
+let root = URL(fileURLWithPath: dependencyPath, relativeTo: URL(fileURLWithPath: Context.packageDirectory + "/")).standardizedFileURL
 
 let package = Package(
     name: "credstore-bench",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: "../.."),
+        .package(path: dependencyPath),
     ],
     targets: [
         .executableTarget(
