@@ -147,9 +147,11 @@ let package = Package(
             // builds it: linked against the toolchain's shared libraries, the dynamic loader binds some
             // 11,000 symbols across 20 libraries (Foundation's with ICU) on every run, and a `get` took
             // three times as long (docs/performance.md, "Start-up"). Unsafe flags are accepted here
-            // because a package that depends on this one builds only the library products.
+            // because a package that depends on this one builds only the library products. It is
+            // stripped as it is linked (a third of its size is symbols), so the README's build and
+            // scripts/install give the same bytes.
             swiftSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))],
-            linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
+            linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "--strip-all"], .when(platforms: [.linux], configuration: .release))]
         ),
         // A tiny second process for the cross-process tests (notifications, concurrent writers).
         .executableTarget(
