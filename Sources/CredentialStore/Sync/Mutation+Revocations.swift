@@ -10,7 +10,8 @@ extension Mutation {
     /// statement by statement, so a device revoked by an earlier statement cannot revoke anyone
     /// later, whatever order the statements arrive in. A statement is passed over when its
     /// revoker is not trusted here, when this store trusted the device again over a revocation at
-    /// least as late, and when it is dated more than the allowed clock skew ahead of this
+    /// least as late (or, another revoker's, dated more than twice the allowed clock skew before
+    /// that trust), and when it is dated more than the allowed clock skew ahead of this
     /// machine's clock. This store's own statements apply too (a store put back from a backup
     /// learns its own revocations again); one naming this store is reported but changes nothing.
     ///
@@ -40,6 +41,12 @@ extension Mutation {
             // Trusted here again over a revocation at least as late (the revokers' clocks, not this
             // machine's against theirs): the local choice stands.
             if let overridden = existing?.overridesRevocationsUpTo, overridden >= statement.revokedAt { continue }
+            // Trusted here again over a revocation: another revoker's statement dated before that
+            // trust by more than two clocks can be apart (each within the allowed skew) was made
+            // before the user chose the device again, and that choice stands over it too. Nearer
+            // the trust, the clocks cannot order the two, and the revocation wins.
+            if let existing, existing.overridesRevocationsUpTo != nil, let trusted = existing.trusted,
+               statement.revokedAt < trusted - 2 * SyncWindows.maximumClockSkew { continue }
             // A device this store never trusted is recorded as revoked too, so the statement
             // travels on and a later bundle of that device's is refused with its reason.
             var record = existing ?? TrustedDeviceRecord(publicKey: statement.revoked)

@@ -142,6 +142,51 @@ import CredentialStoreTestSupport
         #expect(try a.storage.revokedDevices().map(\.key) == [try c.publicKey])
     }
 
+    /// B trusts C again over A's revocation; D had revoked C too, a day after A and three days
+    /// before B's trust, and its statement reaches B only later: B's choice stands over it. A
+    /// revocation made after the trust still revokes C there.
+    @Test func aTrustAgainStandsOverAnotherRevocationMadeWellBeforeIt() throws {
+        let clock = TestClock()
+        let (a, b, c, d) = (try SyncPeer(clock: clock), try SyncPeer(clock: clock), try SyncPeer(clock: clock), try SyncPeer(clock: clock))
+        try trust([a, b, c, d], [a, b, c, d])
+        try a.storage.untrustDevice(try c.publicKey)
+        clock.advance(by: TestClock.day)
+        try d.storage.untrustDevice(try c.publicKey)
+        _ = try b.storage.importBundle(from: try a.export(to: [b]))
+        #expect(try b.storage.revokedDevices().map(\.key) == [try c.publicKey])
+
+        clock.advance(by: 3 * TestClock.day)
+        try b.storage.trustDevice(try c.publicKey)
+        let report = try b.storage.importBundle(from: try d.export(to: [b]))
+        #expect(report.revocations.isEmpty)
+        #expect(try b.storage.trustedDeviceKeys().contains(try c.publicKey))
+
+        // A trusts C again and, a day later, revokes it anew: that one is after B's trust.
+        clock.advance(by: TestClock.day)
+        try a.storage.trustDevice(try c.publicKey)
+        clock.advance(by: TestClock.day)
+        try a.storage.untrustDevice(try c.publicKey)
+        let later = try b.storage.importBundle(from: try a.export(to: [b]))
+        #expect(later.revocations.map(\.key) == [try c.publicKey])
+        #expect(try !b.storage.trustedDeviceKeys().contains(try c.publicKey))
+    }
+
+    /// Within two days of the trust, the clocks (each up to a day off) cannot tell which came
+    /// first: the revocation wins, and the user trusts the device once more.
+    @Test func aRevocationMadeJustBeforeATrustAgainStillRevokes() throws {
+        let clock = TestClock()
+        let (a, b, c, d) = (try SyncPeer(clock: clock), try SyncPeer(clock: clock), try SyncPeer(clock: clock), try SyncPeer(clock: clock))
+        try trust([a, b, c, d], [a, b, c, d])
+        try a.storage.untrustDevice(try c.publicKey)
+        _ = try b.storage.importBundle(from: try a.export(to: [b]))
+        clock.advance(by: 3 * TestClock.day)
+        try d.storage.untrustDevice(try c.publicKey)
+        clock.advance(by: 47 * 3_600_000)
+        try b.storage.trustDevice(try c.publicKey)
+        let report = try b.storage.importBundle(from: try d.export(to: [b]))
+        #expect(report.revocations.map(\.key) == [try c.publicKey])
+    }
+
     @Test func aRevocationReachesAStoreWhoseClockIsAheadOfTheRevokers() throws {
         // The revoker 139 minutes slow, a receiver 691 minutes fast, both within the allowed skew:
         // the receiver trusted C "later" by its own clock than the revocation's time by the revoker's.
