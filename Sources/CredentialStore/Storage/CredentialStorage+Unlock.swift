@@ -55,7 +55,7 @@ extension CredentialStorage {
     }
 
     /// The store id of the store at `databaseURL`, read from its header without its key.
-    private static func storeID(at databaseURL: URL) throws -> [UInt8] {
+    static func storeID(at databaseURL: URL) throws -> [UInt8] {
         try headerAndSlots(at: databaseURL).0.storeID
     }
 

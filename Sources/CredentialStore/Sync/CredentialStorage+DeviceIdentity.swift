@@ -78,7 +78,8 @@ extension CredentialStorage {
     /// wrote the file there: the state folder recorded another file as the last one written
     /// there with this identity (unless the file is older than that one: an old copy put back by
     /// the folder's transport), or recorded it as written by a store at another path that is
-    /// still there. A file no record speaks of (a first sync here) is this store's to replace, and
+    /// still there and is this store (its store id: a new store made where this one was before a
+    /// move is not a copy). A file no record speaks of (a first sync here) is this store's to replace, and
     /// so is one recorded as written by this store into another folder (copied from there).
     ///
     /// When the file is the one this store wrote, but the store went back since (a backup
@@ -104,7 +105,11 @@ extension CredentialStorage {
         }
         let other: String
         if digest == record.digest {
-            guard record.storePath != storePath, FileManager.default.fileExists(atPath: record.storePath) else {
+            // A store at the recorded path is this one's copy only if it is this store (the same
+            // store id): after a move, a new store made at the old path is another store, and the
+            // bundle is this store's. One whose header cannot be read is taken for a copy.
+            let anotherStoreThere = (try? Self.storeID(at: URL(fileURLWithPath: record.storePath))).map { $0 != header.storeID } ?? false
+            guard record.storePath != storePath, FileManager.default.fileExists(atPath: record.storePath), !anotherStoreThere else {
                 guard record.storePath == storePath, let written = record.generation, written > (try sealGeneration()) else { return nil }
                 logger.notice("merging this store's own sync bundle back: the store is older than the bundle it wrote", metadata: ["bundle": "\(url.path)"])
                 return try importBundle(from: url)

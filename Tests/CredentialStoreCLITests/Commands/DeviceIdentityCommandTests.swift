@@ -158,6 +158,31 @@ struct DeviceIdentityCommandTests {
     /// A syncs into two folders; the user copies A's newest bundle from one into the other by
     /// hand. It is A's own bundle, newer than the one A recorded there: `sync` replaces it rather
     /// than calling it another store's.
+    /// A store moved away, and a new store made at its old path: the moved store's bundle is its
+    /// own, not a copy's, and it syncs; the new store has an identity of its own.
+    @Test func aMovedStoreSyncsWhenANewStoreIsMadeWhereItWas() throws {
+        let fleet = try Fleet()
+        try fleet.trustEachOther()
+        let (a, url) = (fleet.machines[0], "https://api.example.com")
+        try a.add(url, user: "alice", password: "first", ["--persistence", "synchronizable"])
+        _ = try fleet.sync(0)
+        let movedFolder = a.root.appendingPathComponent("moved", isDirectory: true)
+        try FileManager.default.moveItem(at: a.store.deletingLastPathComponent(), to: movedFolder)
+        let moved = movedFolder.appendingPathComponent(a.store.lastPathComponent)
+        let created = try a.run(["add", "https://new.example.com", "--user", "nina", "--persistence", "synchronizable"] + a.storeArguments, stdin: "in-the-new-store\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(try deviceID(a) != (try deviceID(a, moved)))
+
+        let changed = try a.run(["add", url, "--user", "alice", "--persistence", "synchronizable", "--store", moved.path], stdin: "second\n")
+        #expect(changed.status == 0, "\(changed.stderr)")
+        let synced = try a.run(["sync", fleet.shared.path, "--store", moved.path])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(!synced.stderr.contains("not by this store"), "\(synced.stderr)")
+        _ = try fleet.sync(1)
+        let b = fleet.machines[1]
+        #expect(try b.run(["get", url, "--user", "alice"] + b.storeArguments).stdout == "second\n")
+    }
+
     @Test func thisStoresBundleCopiedFromAnotherFolderIsReplaced() throws {
         let fleet = try Fleet()
         let (a, url) = (fleet.machines[0], "https://api.example.com")
