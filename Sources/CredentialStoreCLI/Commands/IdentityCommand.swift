@@ -161,6 +161,21 @@ struct IdentityCommand: ParsableCommand {
                 throw CommandFailure(.notFound, "no client identity is stored for \(Describe.endpoint(endpoint.endpoint))")
             }
             if !global.json { console.output.write("Removed the client identity for \(Describe.endpoint(endpoint.endpoint))\n") }
+            removeCurlFiles(in: storage, console: console)
+        }
+
+        /// `curl-args` wrote each server's key in the clear: the files of every server that no
+        /// identity serves any more go with the identity. Those of the default folder only: a
+        /// `--dir` folder is the user's to clean (`curl-args URL --dir D --clean`).
+        private func removeCurlFiles(in storage: CredentialStorage, console: Console) {
+            let folder = CurlFilesFolder.standard(console)
+            do {
+                for server in try folder.servers() where try storage.identity(forHost: server.host, port: server.port) == nil {
+                    try folder.remove(server)
+                }
+            } catch {
+                console.errors.write("credstore: the identity is removed, but the files curl-args wrote of it in \(Describe.cell(folder.path)) may remain: \(Describe.cell(String(describing: error))); remove them with `credstore curl-args URL --clean`\n")
+            }
         }
     }
 }

@@ -115,6 +115,20 @@ struct CurlFilesFolder {
         }
         rmdir(path)
     }
+
+    /// The servers that have files in the folder (temporaries included), each once; none when
+    /// there is no folder.
+    func servers() throws -> [Server] {
+        guard exists else { return [] }
+        try check()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        var seen: Set<String> = []
+        return names.sorted().compactMap { name in
+            guard let server = Server(fileName: TLSFiles.replacedFile(ofTemporary: name) ?? name),
+                  seen.insert(server.fileStem).inserted else { return nil }
+            return server
+        }
+    }
 }
 
 extension CurlFilesFolder {
@@ -145,6 +159,34 @@ extension CurlFilesFolder {
                 }
             }
             return String(decoding: name, as: UTF8.self) + "-\(port)"
+        }
+
+        init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// The server a file of the folder is named for (``fileStem`` read back); nil for a
+        /// name `curl-args` does not write.
+        init?(fileName: String) {
+            guard let ending = Self.endings.first(where: { fileName.hasSuffix($0) }) else { return nil }
+            let stem = fileName.dropLast(ending.count)
+            guard let dash = stem.lastIndex(of: "-"), let port = Int(stem[stem.index(after: dash)...]), port > 0, port <= 65535 else { return nil }
+            var bytes: [UInt8] = []
+            var rest = Array(stem[..<dash].utf8)[...]
+            while let byte = rest.popFirst() {
+                if byte == UInt8(ascii: "_") {
+                    guard rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+                    bytes.append(value)
+                    rest = rest.dropFirst(2)
+                } else {
+                    bytes.append(byte)
+                }
+            }
+            guard !bytes.isEmpty, let host = String(validating: bytes, as: UTF8.self) else { return nil }
+            self.init(host: host, port: port)
+            // One name per server: a name this server would not be given is not one of ours.
+            guard fileStem == stem else { return nil }
         }
 
         /// Whether `name` is one of this server's files, or the temporary of one.

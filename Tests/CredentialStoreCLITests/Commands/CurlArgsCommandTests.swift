@@ -63,6 +63,26 @@ import Glibc
         }
     }
 
+    /// The key curl-args wrote in the clear does not outlive the identity: removing it removes the
+    /// files of every server it served (each port, for an identity of every port), and leaves
+    /// those of a host with an identity of its own.
+    @Test func removingAnIdentityRemovesTheFilesCurlArgsWroteOfIt() throws {
+        let pki = try TestPKI()
+        let sandbox = try storeWithIdentity(pki, hosts: ["127.0.0.1", "localhost"])
+        let folder = fallbackFolder(sandbox)
+        for url in ["https://127.0.0.1:8443/", "https://127.0.0.1:9443/", "https://localhost:8443/"] {
+            let printed = try sandbox.run(["curl-args", url] + sandbox.storeArguments)
+            #expect(printed.status == 0, "\(printed.stderr)")
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(written.filter { $0.hasSuffix(".key") }.count == 3, "\(written)")
+
+        let removed = try sandbox.run(["identity", "remove", "--host", "127.0.0.1"] + sandbox.storeArguments)
+        #expect(removed.status == 0 && removed.stderr.isEmpty, "\(removed.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(left == written.filter { $0.hasPrefix("localhost-8443") }, "\(left)")
+    }
+
     @Test func aDefaultFolderOpenToOthersOrThatIsASymbolicLinkIsRefusedAndNothingIsWritten() throws {
         let pki = try TestPKI()
         let sandbox = try storeWithIdentity(pki)
