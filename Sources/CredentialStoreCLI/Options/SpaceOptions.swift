@@ -38,6 +38,25 @@ struct SpaceRequest: Equatable {
     /// Whether the options name one exact space rather than a request URL to match.
     var isExact: Bool { method != nil || proxy != nil }
 
+    /// The URL and the options given, as a command line takes them again (each word quoted for
+    /// the shell where it needs to be): what advice to run `credstore add` names, so that the
+    /// credential it adds is the one the failed command looked for.
+    var arguments: String {
+        var words = [url]
+        if let realm { words += ["--realm", realm] }
+        if let method { words += ["--method", method.rawValue] }
+        if let proxy { words += ["--proxy", proxy.rawValue] }
+        return words.map(Self.shellWord).joined(separator: " ")
+    }
+
+    /// `word` as is when the shell reads it back unchanged, else in single quotes.
+    static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.:/@%+=,".unicodeScalars.contains(scalar))
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// The URL, read as every door of credstore reads one (`URLReading`): a scheme, a host
     /// that a browser would read the same way, and no user name or password.
     ///

@@ -65,6 +65,25 @@ struct GetCommandTests {
         #expect(try sandbox.run(["get", "https://api.example.com", "--realm", "Guests"] + sandbox.storeArguments).stdout == "pw-b\n")
     }
 
+    /// The advice of a miss (of `get`, `default` and `edit`) adds the credential the command
+    /// asked for: with its realm, method and proxy type, not the bare URL's, each word quoted for
+    /// the shell where it needs to be.
+    @Test func aMissAdvisesAnAddOfTheSpaceItLookedFor() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "alice", password: "pw-a")
+        let got = try sandbox.run(["get", "https://api.example.com", "--realm", "Bob's Realm", "--method", "digest"] + sandbox.storeArguments)
+        #expect(got.status == 1)
+        #expect(got.stderr.contains("`credstore add https://api.example.com --realm 'Bob'\\''s Realm' --method digest --user NAME`"), "\(got.stderr)")
+        let proxied = try sandbox.run(["get", "http://proxy.example.com:3128", "--proxy", "http"] + sandbox.storeArguments)
+        #expect(proxied.status == 1)
+        #expect(proxied.stderr.contains("`credstore add http://proxy.example.com:3128 --proxy http --user NAME`"), "\(proxied.stderr)")
+        for command in [["default"], ["edit", "--label", "work"]] {
+            let missed = try sandbox.run(command + ["https://api.example.com", "--user", "o'neil", "--realm", "R"] + sandbox.storeArguments)
+            #expect(missed.status == 1)
+            #expect(missed.stderr.contains("`credstore add https://api.example.com --realm R --user 'o'\\''neil'`"), "\(command): \(missed.stderr)")
+        }
+    }
+
     @Test func withoutARealmTheOneRealmWithADefaultAnswers() throws {
         let sandbox = try Sandbox()
         try sandbox.add("https://api.example.com", user: "alice", password: "pw-a", ["--realm", "Staff"])
