@@ -156,25 +156,28 @@ struct IdentityCommand: ParsableCommand {
 
         func run() throws {
             let console = Console.current
-            guard let storage = try global.location(in: console).openIfPresent(console),
+            let storage = try global.location(in: console).openIfPresent(console)
+            let removing = try storage?.identity(for: endpoint.endpoint)
+            guard let storage, let removing,
                   try storage.removeIdentity(for: endpoint.endpoint, options: synchronizable ? .removeSynchronizable : []) else {
                 throw CommandFailure(.notFound, "no client identity is stored for \(Describe.endpoint(endpoint.endpoint))")
             }
             if !global.json { console.output.write("Removed the client identity for \(Describe.endpoint(endpoint.endpoint))\n") }
-            removeCurlFiles(in: storage, console: console)
+            removeCurlFiles(holding: removing, console: console)
         }
 
-        /// `curl-args` wrote each server's key in the clear: the files of every server that no
-        /// identity serves any more go with the identity. Those of the default folder only: a
-        /// `--dir` folder is the user's to clean (`curl-args URL --dir D --clean`).
-        private func removeCurlFiles(in storage: CredentialStorage, console: Console) {
-            let folder = CurlFilesFolder.standard(console)
-            do {
-                for server in try folder.servers() where try storage.identity(forHost: server.host, port: server.port) == nil {
-                    try folder.remove(server)
+        /// `curl-args` wrote the identity's key in the clear: every server's files that hold it go
+        /// with it, in each default folder, and nothing else does (a file holding another key,
+        /// another store's included, stays; so does a server's `-ca.pem`). A `--dir` folder is the
+        /// user's to clean (`curl-args URL --dir D --clean`).
+        private func removeCurlFiles(holding identity: ClientIdentity, console: Console) {
+            let key = Array(identity.pemPrivateKey.utf8)
+            for folder in CurlFilesFolder.standardFolders(console) {
+                do {
+                    try folder.removeFiles(holding: key)
+                } catch {
+                    console.errors.write("credstore: the identity is removed, but the files curl-args wrote of it in \(Describe.cell(folder.path)) may remain: \(Describe.cell(String(describing: error))); remove them with `credstore curl-args URL --clean`\n")
                 }
-            } catch {
-                console.errors.write("credstore: the identity is removed, but the files curl-args wrote of it in \(Describe.cell(folder.path)) may remain: \(Describe.cell(String(describing: error))); remove them with `credstore curl-args URL --clean`\n")
             }
         }
     }

@@ -32,9 +32,13 @@ struct CurlFilesFolder {
     /// live: no other user can create a name there first, as anyone can in /tmp. A relative
     /// variable counts as unset, as the XDG base directory specification asks.
     static func standard(_ console: Console) -> CurlFilesFolder {
-        if let runtime = console.variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") {
-            return CurlFilesFolder(path: runtime + "/credstore-curl", isDefault: true)
-        }
+        standardFolders(console)[0]
+    }
+
+    /// Every folder ``standard(_:)`` can be: the runtime one (when `XDG_RUNTIME_DIR` is set here)
+    /// and the state one. Which one a run of `curl-args` used depended on its environment (a
+    /// cron job has no runtime folder), so what removes files looks in both.
+    static func standardFolders(_ console: Console) -> [CurlFilesFolder] {
         let state: String
         if let xdg = console.variable("XDG_STATE_HOME"), xdg.hasPrefix("/") {
             state = xdg
@@ -42,7 +46,11 @@ struct CurlFilesFolder {
             let home = console.variable("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path
             state = home + "/.local/state"
         }
-        return CurlFilesFolder(path: state + "/credstore/curl", isDefault: true)
+        let stateFolder = CurlFilesFolder(path: state + "/credstore/curl", isDefault: true)
+        if let runtime = console.variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") {
+            return [CurlFilesFolder(path: runtime + "/credstore-curl", isDefault: true), stateFolder]
+        }
+        return [stateFolder]
     }
 
     private init(path: String, isDefault: Bool) {
@@ -114,6 +122,29 @@ struct CurlFilesFolder {
             unlink("\(path)/\(name)")
         }
         rmdir(path)
+    }
+
+    /// Removes each server's certificate and key files whose key file holds `key` (a client
+    /// identity's private key, as `curl-args` writes it), then the folder if that left it empty:
+    /// never a file that holds another key (another identity's, another store's, the user's own),
+    /// nor a server's `-ca.pem`, which is trust, not identity.
+    ///
+    /// - Returns: how many servers' files were removed.
+    @discardableResult
+    func removeFiles(holding key: [UInt8]) throws -> Int {
+        var removed = 0
+        for server in try servers() {
+            let keyFile = file(server, ".key")
+            var info = stat()
+            // A regular file, read without following a link: a link named like a key file is not one.
+            guard lstat(keyFile, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  FileManager.default.contents(atPath: keyFile).map({ Array($0) == key }) == true else { continue }
+            unlink(keyFile)
+            unlink(file(server, ".crt"))
+            removed += 1
+        }
+        rmdir(path)
+        return removed
     }
 
     /// The servers that have files in the folder (temporaries included), each once; none when

@@ -64,23 +64,34 @@ import Glibc
     }
 
     /// The key curl-args wrote in the clear does not outlive the identity: removing it removes the
-    /// files of every server it served (each port, for an identity of every port), and leaves
-    /// those of a host with an identity of its own.
-    @Test func removingAnIdentityRemovesTheFilesCurlArgsWroteOfIt() throws {
+    /// files that hold its key (a port's own identity's, even where an identity of every port
+    /// still serves that port), and no file that holds another key, nor one the user put there.
+    @Test func removingAnIdentityRemovesTheFilesThatHoldItsKey() throws {
         let pki = try TestPKI()
-        let sandbox = try storeWithIdentity(pki, hosts: ["127.0.0.1", "localhost"])
+        let sandbox = try storeWithIdentity(pki)
+        for name in ["port", "other"] {
+            _ = try pki.sh("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout \(name).key -out \(name).pem -days 2 -subj /CN=\(name) 2>/dev/null && cat \(name).pem \(name).key > \(name)-identity.pem")
+        }
+        for (file, endpoint) in [("port-identity.pem", ["--host", "127.0.0.1", "--port", "9443"]), ("other-identity.pem", ["--host", "localhost"])] {
+            let imported = try sandbox.run(["identity", "import", pki.url(file).path] + endpoint + sandbox.storeArguments)
+            #expect(imported.status == 0, "\(imported.stderr)")
+        }
         let folder = fallbackFolder(sandbox)
         for url in ["https://127.0.0.1:8443/", "https://127.0.0.1:9443/", "https://localhost:8443/"] {
             let printed = try sandbox.run(["curl-args", url] + sandbox.storeArguments)
             #expect(printed.status == 0, "\(printed.stderr)")
         }
-        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(written.filter { $0.hasSuffix(".key") }.count == 3, "\(written)")
+        try Data("not a key of credstore's".utf8).write(to: folder.appendingPathComponent("mine-1.key"))
+        let files = { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+        #expect(try files() == ["127.0.0.1-8443.crt", "127.0.0.1-8443.key", "127.0.0.1-9443.crt", "127.0.0.1-9443.key",
+                                "localhost-8443.crt", "localhost-8443.key", "mine-1.key"])
 
-        let removed = try sandbox.run(["identity", "remove", "--host", "127.0.0.1"] + sandbox.storeArguments)
-        #expect(removed.status == 0 && removed.stderr.isEmpty, "\(removed.stderr)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(left == written.filter { $0.hasPrefix("localhost-8443") }, "\(left)")
+        let port = try sandbox.run(["identity", "remove", "--host", "127.0.0.1", "--port", "9443"] + sandbox.storeArguments)
+        #expect(port.status == 0 && port.stderr.isEmpty, "\(port.stderr)")
+        #expect(try files() == ["127.0.0.1-8443.crt", "127.0.0.1-8443.key", "localhost-8443.crt", "localhost-8443.key", "mine-1.key"])
+        let host = try sandbox.run(["identity", "remove", "--host", "127.0.0.1"] + sandbox.storeArguments)
+        #expect(host.status == 0 && host.stderr.isEmpty, "\(host.stderr)")
+        #expect(try files() == ["localhost-8443.crt", "localhost-8443.key", "mine-1.key"])
     }
 
     @Test func aDefaultFolderOpenToOthersOrThatIsASymbolicLinkIsRefusedAndNothingIsWritten() throws {
