@@ -77,6 +77,16 @@ struct GetCommandTests {
         let proxied = try sandbox.run(["get", "http://proxy.example.com:3128", "--proxy", "http"] + sandbox.storeArguments)
         #expect(proxied.status == 1)
         #expect(proxied.stderr.contains("`credstore add http://proxy.example.com:3128 --proxy http --user NAME`"), "\(proxied.stderr)")
+        // Pasted into bash, the advised words are the words looked up: a quote, a tab, a control
+        // character and a bidirectional override in the realm, the user name given.
+        let realm = "Bob's\tArea\u{1}\u{202E}x"
+        let odd = try sandbox.run(["get", "https://api.example.com", "--realm", realm, "--user", "o'neil"] + sandbox.storeArguments)
+        #expect(odd.status == 1)
+        let advised = try #require(odd.stderr.components(separatedBy: "`credstore add ").last?.components(separatedBy: "`").first, "\(odd.stderr)")
+        let words = try sandbox.runProgram(URL(fileURLWithPath: "/bin/bash"), ["-c", #"eval "set -- $1"; printf '%s\0' "$@""#, "bash", advised],
+                                           environment: ["LC_ALL": "C.UTF-8"])
+        #expect(words.stdout.split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init)
+                == ["https://api.example.com", "--realm", realm, "--user", "o'neil"], "\(advised)")
         for command in [["default"], ["edit", "--label", "work"]] {
             let missed = try sandbox.run(command + ["https://api.example.com", "--user", "o'neil", "--realm", "R"] + sandbox.storeArguments)
             #expect(missed.status == 1)
