@@ -19,7 +19,7 @@ struct DefaultCommand: ParsableCommand {
     func run() throws {
         let console = Console.current
         let protectionSpace = try space.protectionSpace()
-        let missing = CommandFailure(.notFound, "no credential for \(user) at \(Describe.space(protectionSpace)); add it first with `credstore add \(space.request.arguments) --user \(SpaceRequest.shellWord(user))`")
+        let missing = CommandFailure(.notFound, "no credential for \(user) at \(Describe.space(protectionSpace)); add it first with `credstore add \(space.request.arguments) --user \(ShellWords.quoted(user))`")
         let storage = try global.location(in: console).openExisting(console, orFail: missing)
         do {
             try storage.setDefault(user: user, for: protectionSpace)

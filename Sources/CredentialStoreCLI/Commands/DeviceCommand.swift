@@ -18,15 +18,9 @@ struct DeviceCommand: ParsableCommand {
     /// `credstore device reset`, with the options that name the same store.
     static func resetCommand(_ global: GlobalOptions) -> String {
         var command = "credstore device reset"
-        if let store = global.store { command += " --store \(quoted(store))" }
-        if let keyFile = global.keyFile { command += " --key-file \(quoted(keyFile))" }
+        if let store = global.store { command += " --store \(ShellWords.quoted(store))" }
+        if let keyFile = global.keyFile { command += " --key-file \(ShellWords.quoted(keyFile))" }
         return command
-    }
-
-    /// `text` as one shell word.
-    private static func quoted(_ text: String) -> String {
-        let plain = text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+:@%,=".unicodeScalars.contains($0) }
-        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// `credstore device show`: prints the device id and the public key other stores export to.

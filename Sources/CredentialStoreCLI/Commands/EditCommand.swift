@@ -68,7 +68,7 @@ struct EditCommand: ParsableCommand {
     func run() throws {
         let console = Console.current
         let protectionSpace = try space.protectionSpace()
-        let missing = CommandFailure(.notFound, "no credential for \(user) at \(Describe.space(protectionSpace)); add one with `credstore add \(space.request.arguments) --user \(SpaceRequest.shellWord(user))`")
+        let missing = CommandFailure(.notFound, "no credential for \(user) at \(Describe.space(protectionSpace)); add one with `credstore add \(space.request.arguments) --user \(ShellWords.quoted(user))`")
         let storage = try global.location(in: console).openExisting(console, orFail: missing)
         // Read before the write transaction: the change runs under the store's write lock.
         let refreshToken = readsRefreshToken

@@ -144,7 +144,7 @@ extension ForeignImport {
     /// What to do with the plain-text file once its passwords are in the store.
     static func deletionAdvice(file: String, format: ImportFormat) -> String {
         // Quoted for the shell, so the advice can be pasted as it is.
-        let quoted = "'" + file.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        let quoted = ShellWords.quoted(file)
         var advice = "\(file) still holds your passwords in plain text: once the import looks right, delete it "
             + "with `shred -u \(quoted)` (on an SSD or a copy-on-write file system no tool reaches every old copy, "
             + "so keep such a disk encrypted)"

@@ -67,7 +67,7 @@ package struct Lookup: Equatable {
         func missing(in storage: CredentialStorage? = nil) -> CommandFailure {
             let elsewhere = storage.map { Self.otherPorts(of: exact, user: user, in: $0) } ?? []
             let hint = elsewhere.isEmpty ? "" : "; the same host has one at another port: \(elsewhere.map(Describe.space).joined(separator: ", ")) (give the port in the URL)"
-            return CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact))\(hint); add one with `credstore add \(space.arguments) --user \(user.map(SpaceRequest.shellWord) ?? "NAME")`")
+            return CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact))\(hint); add one with `credstore add \(space.arguments) --user \(user.map(ShellWords.quoted) ?? "NAME")`")
         }
         // Opening checks the seal's root; the lookup checks its rows against the seal tree.
         let storage = try location.openExisting(console, orFail: missing())

@@ -100,7 +100,7 @@ struct HistoryCommand: ParsableCommand {
         if space.authenticationMethod != .default { words += ["--method", Describe.method(space.authenticationMethod)] }
         if let proxy = space.proxyType { words += ["--proxy", proxy.rawValue] }
         words += ["--user", user]
-        return Describe.cell(ExpiredAnswer.shellWords(words))
+        return Describe.cell(ShellWords.joined(words))
     }
 
     /// The note `sync` and `import` write on stderr for each credential whose change here lost.

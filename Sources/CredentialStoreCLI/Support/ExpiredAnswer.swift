@@ -25,7 +25,7 @@ enum ExpiredAnswer {
     static func failure(realms: [String?], on space: ProtectionSpace, url: String) -> CommandFailure {
         let names = realms.map { $0.map { String(reflecting: $0) } ?? "no realm" }.sorted()
         return CommandFailure(.expired, "the defaults of \(Describe.space(space)) in realms \(Describe.cell(names.joined(separator: ", "))) have all expired; "
-            + "renew one with `\(Describe.cell(shellWords(["credstore", "add", url])) + " --realm REALM --user NAME --expires TIME")`")
+            + "renew one with `\(Describe.cell(ShellWords.joined(["credstore", "add", url])) + " --realm REALM --user NAME --expires TIME")`")
     }
 
     /// `credstore add URL [--realm R] [--method M] [--proxy T] --user U --expires TIME`: a new
@@ -37,7 +37,7 @@ enum ExpiredAnswer {
         if space.authenticationMethod != .default { words += ["--method", Describe.method(space.authenticationMethod)] }
         if let proxy = space.proxyType { words += ["--proxy", proxy.rawValue] }
         words += ["--user", user]
-        return Describe.cell(shellWords(words) + " --expires TIME")
+        return Describe.cell(ShellWords.joined(words) + " --expires TIME")
     }
 
     /// `https://host:port` (a proxy's `http://host:port`, which `--proxy` reads as host and port).
@@ -45,16 +45,5 @@ enum ExpiredAnswer {
         let host = space.host.contains(":") ? "[\(space.host)]" : space.host
         let scheme = space.proxyType == nil ? space.protocol ?? "https" : "http"
         return "\(scheme)://\(host):\(space.port)"
-    }
-
-    /// The words as a shell reads them back: each one that holds anything but plain characters
-    /// in single quotes.
-    static func shellWords(_ words: [String]) -> String {
-        words.map { word in
-            let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
-                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "@%+=:,./_-".unicodeScalars.contains($0))
-            }
-            return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        }.joined(separator: " ")
     }
 }

@@ -40,13 +40,7 @@ package enum SyncReportNotes {
         if space.authenticationMethod != .default { words += ["--method", Describe.method(space.authenticationMethod)] }
         if let proxy = space.proxyType { words += ["--proxy", proxy.rawValue] }
         words += ["--user", dropped.user, "--persistence", "synchronizable"]
-        // Each word that holds anything but plain characters in single quotes, as a shell reads it back.
-        return Describe.cell(words.map { word in
-            let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
-                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "@%+=:,./_-".unicodeScalars.contains($0))
-            }
-            return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        }.joined(separator: " "))
+        return Describe.cell(ShellWords.joined(words))
     }
 
     /// The report's fields beyond the counts, for `--json`: only those that are not empty.
