@@ -135,7 +135,7 @@ package enum ForeignImport {
         } catch {
             return .failure(Reason(text: "its URL is not a URL with a host"))
         }
-        return .success((ProtectionSpace(host: reading.host, port: reading.port ?? 0, protocol: reading.scheme, realm: nil), reading.user))
+        return .success((ProtectionSpace(host: reading.host, port: reading.spacePort, protocol: reading.scheme, realm: nil), reading.user))
     }
 
     /// The rows of a git-credentials file, read as git-credential-store reads it: each line a URL

@@ -82,6 +82,8 @@ package struct GitCredentialRequest: Equatable {
             port = number
         }
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        // As a URL without a port: `protocol=postgres` is the space of postgres://HOST.
+        if port == 0 { port = ProtocolToken.registeredPort(ProtocolToken.canonical(`protocol`)) ?? 0 }
         let space = ProtectionSpace(host: name, port: port, protocol: `protocol`, realm: realm)
         return space.host.isEmpty ? nil : space
     }

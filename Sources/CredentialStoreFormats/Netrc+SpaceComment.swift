@@ -87,7 +87,7 @@ extension Netrc {
                 return refusal("holds words other than a URL, one `realm \"…\"` and one `method …`")
             }
         }
-        return .success(ProtectionSpace(host: reading.host, port: reading.port ?? 0, protocol: reading.scheme,
+        return .success(ProtectionSpace(host: reading.host, port: reading.spacePort, protocol: reading.scheme,
                                         realm: realm, authenticationMethod: method?.authenticationMethod))
     }
 

@@ -78,12 +78,12 @@ struct SpaceRequest: Equatable {
     func protectionSpace() throws -> ProtectionSpace {
         let parsed = try reading()
         if let proxy {
-            let space = ProtectionSpace(proxyHost: parsed.host, port: parsed.port ?? 0, type: proxy.proxyType,
+            let space = ProtectionSpace(proxyHost: parsed.host, port: parsed.spacePort, type: proxy.proxyType,
                                         realm: realm, authenticationMethod: method?.authenticationMethod)
             try space.validate()
             return space
         }
-        let space = ProtectionSpace(host: parsed.host, port: parsed.port ?? 0, protocol: parsed.scheme,
+        let space = ProtectionSpace(host: parsed.host, port: parsed.spacePort, protocol: parsed.scheme,
                                     realm: realm, authenticationMethod: method?.authenticationMethod)
         try space.validate()
         return space

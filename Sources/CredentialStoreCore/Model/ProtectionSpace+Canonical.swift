@@ -29,6 +29,9 @@ package enum ProtocolToken {
         return token
     }
 
+    /// The port a space of `token` with port 0 is the same space as. Only the protocols whose
+    /// spaces always had it: adding one here would make every stored space of that protocol at
+    /// port 0 decode as another space (``registeredPort(_:)`` is where new schemes go).
     package static func defaultPort(_ token: String) -> Int? {
         switch token {
         case "http": 80
@@ -36,6 +39,32 @@ package enum ProtocolToken {
         case "ftp": 21
         case "ftps": 990
         case "socks": 1080
+        default: nil
+        }
+    }
+
+    /// The port a URL of `scheme` without a port means: IANA's registered port for the schemes
+    /// people keep credentials for, so that `postgres://db` and `postgres://db:5432` are one
+    /// space. Applied where a URL or a git request names no port, not by the initializer: a
+    /// space built with port 0 keeps it (``defaultPort(_:)`` says why).
+    package static func registeredPort(_ scheme: String) -> Int? {
+        if let port = defaultPort(scheme) { return port }
+        return switch scheme {
+        case "ssh", "sftp": 22
+        case "smtp": 25
+        case "ldap": 389
+        case "ldaps": 636
+        case "imap": 143
+        case "imaps": 993
+        case "pop3": 110
+        case "pop3s": 995
+        case "smtps": 465
+        case "postgres", "postgresql": 5432
+        case "mysql": 3306
+        case "redis": 6379
+        case "amqp": 5672
+        case "amqps": 5671
+        case "mongodb": 27017
         default: nil
         }
     }

@@ -79,6 +79,10 @@ public struct ProtectionSpace: Hashable, Sendable {
 
     /// Creates the server space of a URL: its scheme, host and port.
     ///
+    /// A URL without a port means its scheme's registered port: `postgres://db` is the space of
+    /// `postgres://db:5432` (likewise mysql, redis, amqp(s), ldap(s), imap(s), pop3(s), smtp(s),
+    /// ssh and sftp, mongodb, and the web's http, https, ftp and ftps).
+    ///
     /// The URL is read as browsers and the WHATWG URL standard read it, or refused: a URL whose
     /// text Foundation and a browser would take to different hosts (a backslash, a
     /// percent-encoded host, a user name or password before `@`, white space, a host in an old
@@ -95,7 +99,7 @@ public struct ProtectionSpace: Hashable, Sendable {
         } catch let error as CredentialStorageError where error.message == URLReading.notAURL {
             throw CredentialStorageError(.invalidProtectionSpace, "the URL has no host; give a URL such as https://example.com")
         }
-        self.init(host: reading.host, port: reading.port ?? 0, protocol: reading.scheme, realm: realm, authenticationMethod: authenticationMethod)
+        self.init(host: reading.host, port: reading.spacePort, protocol: reading.scheme, realm: realm, authenticationMethod: authenticationMethod)
         try validate()
     }
 

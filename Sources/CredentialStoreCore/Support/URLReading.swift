@@ -46,6 +46,11 @@ package struct URLReading: Equatable, Sendable {
     package let host: String
     /// The port the URL names, if it names one.
     package let port: Int?
+    /// The port of the URL's space: the one it names, else its scheme's registered port
+    /// (``ProtocolToken/registeredPort(_:)``), else 0.
+    package var spacePort: Int {
+        port ?? ProtocolToken.registeredPort(scheme) ?? 0
+    }
     /// The user name before `@`, percent-decoded; only with ``UserInfo/userOnly``.
     package let user: String?
     /// What follows the host and port (path, query and fragment), as written.

@@ -27,18 +27,38 @@ struct GetCommandTests {
     /// where the same host has a credential, and names neither another host's nor a password.
     @Test func aMissWhoseOnlyDifferenceIsThePortNamesThePortThatHasOne() throws {
         let sandbox = try Sandbox()
-        try sandbox.add("postgres://db.internal:5432", user: "app", password: "pg-secret")
-        try sandbox.add("postgres://other.internal:5433", user: "app", password: "other-secret")
+        // A connection pooler's port beside the database's own, the likeliest slip.
+        try sandbox.add("postgres://db.internal:6432", user: "app", password: "pg-secret")
+        try sandbox.add("postgres://other.internal:6433", user: "app", password: "other-secret")
         for arguments in [["get", "postgres://db.internal"], ["get", "postgres://db.internal", "--user", "app"]] {
             let got = try sandbox.run(arguments + sandbox.storeArguments)
             #expect(got.status == 1)
             #expect(got.stderrIsOneErrorLine)
-            #expect(got.stderr.contains("postgres://db.internal:5432"), "the port that has one is not named: \(got.stderr)")
+            #expect(got.stderr.contains("postgres://db.internal:6432"), "the port that has one is not named: \(got.stderr)")
             #expect(!got.stderr.contains("other.internal") && !got.stderr.contains("secret"))
         }
         // Another user there is no hint.
         let other = try sandbox.run(["get", "postgres://db.internal", "--user", "nobody"] + sandbox.storeArguments)
-        #expect(other.status == 1 && !other.stderr.contains(":5432"), "\(other.stderr)")
+        #expect(other.status == 1 && !other.stderr.contains(":6432"), "\(other.stderr)")
+    }
+
+    @Test(arguments: [
+        ("postgres", 5432), ("postgresql", 5432), ("mysql", 3306), ("redis", 6379), ("amqp", 5672), ("amqps", 5671),
+        ("ldap", 389), ("ldaps", 636), ("imap", 143), ("imaps", 993), ("smtp", 25), ("smtps", 465), ("ssh", 22), ("ftp", 21),
+    ])
+    func aURLWithoutAPortIsItsSchemesRegisteredPort(scheme: String, port: Int) throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("\(scheme)://db.internal", user: "app", password: "pw-\(scheme)")
+        for url in ["\(scheme)://db.internal:\(port)", "\(scheme)://db.internal"] {
+            let got = try sandbox.run(["get", url] + sandbox.storeArguments)
+            #expect(got.status == 0 && got.stdout == "pw-\(scheme)\n", "\(url): \(got.stderr)")
+        }
+        let listed = try sandbox.run(["list", "--json"] + sandbox.storeArguments)
+        #expect(listed.stdout.contains("\"port\":\(port)"), "\(listed.stdout)")
+        // git's request names the protocol and host alone, and means the same space.
+        let git = try sandbox.run(["git-credential", "get"] + sandbox.storeArguments,
+                                  stdin: "protocol=\(scheme)\nhost=db.internal\n\n")
+        #expect(git.stdout.contains("password=pw-\(scheme)\n"), "\(git.stdout) \(git.stderr)")
     }
 
     @Test func userPicksThatUsersPassword() throws {

@@ -89,6 +89,16 @@ import CredentialStoreChallenges
         #expect(implicit == Self.proxy("proxy.example.com", port: defaultPort, type: type))
     }
 
+    @Test("A URL without a port is its scheme's registered port", arguments: [
+        ("postgres", 5432), ("mysql", 3306), ("redis", 6379), ("amqp", 5672), ("ldaps", 636),
+        ("imaps", 993), ("smtp", 25), ("ssh", 22), ("https", 443),
+    ])
+    func aURLWithoutAPortIsItsSchemesRegisteredPort(scheme: String, port: Int) throws {
+        let implicit = try ProtectionSpace(url: URL(string: "\(scheme)://db.internal")!)
+        #expect(implicit.port == port)
+        #expect(implicit == (try ProtectionSpace(url: URL(string: "\(scheme)://db.internal:\(port)")!)))
+    }
+
     @Test("Port 0 stays 0 for an unknown or missing protocol", arguments: ["gopher", nil] as [String?])
     func portZeroStaysForUnknownProtocol(proto: String?) {
         let space = Self.server("example.com", port: 0, protocol: proto)
