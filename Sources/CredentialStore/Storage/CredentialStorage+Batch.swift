@@ -37,32 +37,44 @@ extension CredentialStorage {
         _ items: [(space: ProtectionSpace, credential: Credential)], replacingDifferent: Bool, dryRun: Bool
     ) throws -> [BatchWriteOutcome] {
         for (space, credential) in items { try credential.validate(in: space) }
-        return try mutate(dryRun: dryRun) { mutation in
-            var outcomes: [BatchWriteOutcome] = []
-            outcomes.reserveCapacity(items.count)
-            mutation.reserveChanges(items.count)
-            for (space, credential) in items {
+        var outcomes: [BatchWriteOutcome] = []
+        outcomes.reserveCapacity(items.count)
+        try writeBatch(replacingDifferent: replacingDifferent, dryRun: dryRun) { write in
+            for (space, credential) in items { outcomes.append(try write(space, credential)) }
+        }
+        return outcomes
+    }
+
+    /// Stores what `body` hands to `write`, in one transaction, as ``setAll(_:replacingDifferent:dryRun:)``
+    /// does; for a caller that reads its credentials as it writes them (an import streaming a
+    /// file), so that none of them is held beyond its own write.
+    ///
+    /// `write` validates each credential, and returns at once what became of it. When `body` or
+    /// a `write` throws, nothing is written.
+    package func writeBatch(
+        replacingDifferent: Bool, dryRun: Bool,
+        _ body: (_ write: (ProtectionSpace, Credential) throws -> BatchWriteOutcome) throws -> Void
+    ) throws {
+        try mutate(dryRun: dryRun, smallPageCache: true) { mutation in
+            try body { space, credential in
+                try credential.validate(in: space)
                 // As `set` does: a credential kept nowhere changes nothing.
-                guard credential.persistence != .none else {
-                    outcomes.append(.unchanged)
-                    continue
-                }
-                let existing = try mutation.stored(user: credential.user, in: space)
-                switch existing {
+                guard credential.persistence != .none else { return .unchanged }
+                let outcome: BatchWriteOutcome
+                switch try mutation.stored(user: credential.user, in: space) {
                 case nil:
-                    outcomes.append(.added)
+                    outcome = .added
                 case let existing? where existing.password == credential.password:
-                    outcomes.append(.unchanged)
-                    continue
+                    return .unchanged
                 case _? where replacingDifferent:
-                    outcomes.append(.updated)
+                    outcome = .updated
                 default:
-                    outcomes.append(.keptDifferent)
-                    continue
+                    return .keptDifferent
                 }
                 try mutation.set(credential, in: space, makeDefault: false)
+                try mutation.keepSyncRegistersIfMany()
+                return outcome
             }
-            return outcomes
         }
     }
 }

@@ -578,6 +578,7 @@ public final class CredentialStorage: Sendable {
             mutation.announcementCap = announcementCap
             let (writer, processID) = (instanceID, getpid())
             mutation.changeLogSink = { try pipeline.appendChangeLog($0, writer: writer, processID: processID, into: transaction) }
+            mutation.syncRegisterSink = { try pipeline.syncRegisters?.keepRegistersIfMany($0) }
             let result = try body(&mutation)
             try pipeline.syncRegisters?.keepRegisters(mutation.ledger)
             let generation = try pipeline.foldSeal(into: transaction)

@@ -29,6 +29,15 @@ struct Mutation {
     var announcementCap = Mutation.announcementCap
     /// Where the change log's batches go as they fill, during the write (the ``WritePipeline``).
     var changeLogSink: ([CredentialChange]) throws -> Void = { _ in }
+    /// Records the sync registers of the rows written so far when they are many (the
+    /// ``WritePipeline``'s ``SyncRegisterKeeper``); see ``keepSyncRegistersIfMany()``.
+    var syncRegisterSink: (SyncLedger) throws -> Void = { _ in }
+
+    /// Lets a long write (a batch) record the registers of the rows written so far, between two
+    /// of its steps, so that it does not hold every row it touched until its end.
+    func keepSyncRegistersIfMany() throws {
+        try syncRegisterSink(ledger)
+    }
     /// What other processes hear (only what changed on disk), not yet handed to the change log.
     private var logged: [CredentialChange] = []
     /// How the announcements differ from the logged changes, for reading them back.
