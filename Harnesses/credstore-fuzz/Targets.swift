@@ -160,7 +160,8 @@ func fuzzGitCredential(_ bytes: [UInt8]) {
 }
 
 /// Another store's files for `credstore import --from`: CSV that parses renders back (every
-/// field quoted) and parses to the same records; each format's reader either refuses the file
+/// field quoted) and parses to the same records; the file reader decodes bytes as strict UTF-8
+/// does; each format's reader either refuses the file
 /// or returns rows in file order, each with a space or a reason to skip it, never trapping.
 func fuzzImport(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
@@ -172,6 +173,17 @@ func fuzzImport(_ bytes: [UInt8]) {
         }.joined()
         precondition((try? CSV.records(rendered))?.map(\.fields) == records.map(\.fields),
                      "CSV render/parse is not a round trip for \(text.debugDescription)")
+    }
+    // The file reader's decoding: the raw bytes (UTF-8 or not) give the scalars the standard
+    // library's strict decoding gives, or are refused where that finds an error.
+    var stream = ScalarStream(bytes: bytes, name: "the file")
+    var streamed = String.UnicodeScalarView()
+    let strict = String(validating: bytes, as: UTF8.self)
+    do {
+        while let scalar = try stream.nextScalar() { streamed.append(scalar) }
+        precondition(strict.map { String(streamed) == $0 } ?? false, "the stream read bytes the strict decoding refuses")
+    } catch {
+        precondition(strict == nil, "the stream refused UTF-8 text")
     }
     for format in ImportFormat.allCases {
         guard let rows = try? ForeignImport.rows(text, format: format) else { continue }

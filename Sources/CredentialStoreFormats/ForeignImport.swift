@@ -39,54 +39,113 @@ package enum ForeignImport {
         }
     }
 
+    /// The most entries a file may hold (a Bitwarden login counts once per URI): more than any
+    /// password manager's export, and the bound on what an import holds in memory for its report.
+    package static let maximumEntries = 100_000
+    /// The most URIs a Bitwarden login may hold; one with more is skipped, and said.
+    package static let maximumURIsPerLogin = 100
+    /// The longest git-credentials line, in UTF-8 bytes: a password at its limit, percent-encoded.
+    package static let maximumLineBytes = 4 << 20
+
     /// The rows of `text`, a file in `format`.
     ///
-    /// - Throws: a data error (65) naming the line for a file that is not in the format: CSV
-    ///   that does not parse, a header without the format's columns, a record with another
-    ///   number of fields than the header, a git-credentials line that is not a URL.
+    /// - Throws: what ``Reader/next()`` throws.
     package static func rows(_ text: String, format: ImportFormat) throws -> [Row] {
-        guard let columns = columns(format) else { return try gitCredentialRows(text) }
-        let records: [CSV.Record]
-        do {
-            records = try CSV.records(text)
-        } catch {
-            throw FormatError("line \(error.line): \(error.reason); the file is not valid CSV and nothing was imported")
-        }
-        guard let header = records.first else {
-            throw FormatError("the file is empty; a \(format.title) starts with its header line, and nothing was imported")
-        }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
-        func index(_ column: String) throws -> Int {
-            guard let found = names.firstIndex(of: column) else {
-                throw FormatError("the header has no \(String(reflecting: column)) column, so this is not a \(format.title) (see `credstore help import`); nothing was imported")
-            }
-            return found
-        }
-        let url = try index(columns.url), user = try index(columns.user), password = try index(columns.password)
-        let name = try index(columns.name)
-        let type = try columns.type.map(index)
+        var reader = Reader(StringScalars(text), format: format)
         var rows: [Row] = []
-        for record in records.dropFirst() {
-            guard record.fields.count == header.fields.count else {
-                throw FormatError("line \(record.line) has \(record.fields.count) fields where the header has \(header.fields.count); the file is malformed and nothing was imported")
+        while let row = try reader.next() { rows.append(row) }
+        return rows
+    }
+
+    /// Reads a file's rows one at a time, holding only the record it reads.
+    package struct Reader<Source: ScalarSource> {
+        private let format: ImportFormat
+        private var csv: CSV.Reader<Source>?
+        private var source: Source?
+        /// The column of each thing a row takes, once the header is read.
+        private var header: (count: Int, url: Int, user: Int, password: Int, name: Int, type: Int?)?
+        /// The rows of a Bitwarden login with several URIs not returned yet.
+        private var pending: [Row] = []
+        private var entries = 0
+        private var lineNumber = 0
+
+        package init(_ source: Source, format: ImportFormat) {
+            self.format = format
+            if columns(format) == nil {
+                self.source = source
+            } else {
+                csv = CSV.Reader(source)
+            }
+        }
+
+        /// The next row; nil at the end of the file.
+        ///
+        /// - Throws: a ``FormatError`` (a data error, 65) naming the line for a file that is not
+        ///   in the format: CSV that does not parse, a header without the format's columns, a
+        ///   record with another number of fields than the header, a git-credentials line that is
+        ///   not a URL; a field, record or line over its cap; more than ``maximumEntries``
+        ///   entries; bytes that are not UTF-8.
+        package mutating func next() throws -> Row? {
+            if pending.isEmpty {
+                pending = try csv == nil ? nextGitCredentialRows() : nextCSVRows()
+                pending.reverse()
+            }
+            guard let row = pending.popLast() else { return nil }
+            entries += 1
+            guard entries <= ForeignImport.maximumEntries else {
+                throw FormatError("line \(row.line): the file holds more than \(ForeignImport.maximumEntries) entries, more than an import takes at once; split it, and nothing was imported")
+            }
+            return row
+        }
+
+        private mutating func nextRecord() throws -> CSV.Record? {
+            do {
+                return try csv?.next()
+            } catch let error as CSV.Malformed {
+                throw FormatError("line \(error.line): \(error.reason); the file is not CSV as \(format.title) writes it, and nothing was imported")
+            }
+        }
+
+        /// The rows of the next record that has any; empty at the end of the file.
+        private mutating func nextCSVRows() throws -> [Row] {
+            if header == nil {
+                guard let first = try nextRecord(), let columns = columns(format) else {
+                    throw FormatError("the file is empty; a \(format.title) starts with its header line, and nothing was imported")
+                }
+                let names = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+                func index(_ column: String) throws -> Int {
+                    guard let found = names.firstIndex(of: column) else {
+                        throw FormatError("the header has no \(String(reflecting: column)) column, so this is not a \(format.title) (see `credstore help import`); nothing was imported")
+                    }
+                    return found
+                }
+                header = (first.fields.count, try index(columns.url), try index(columns.user), try index(columns.password),
+                          try index(columns.name), try columns.type.map(index))
+            }
+            guard let header, let record = try nextRecord() else { return [] }
+            guard record.fields.count == header.count else {
+                throw FormatError("line \(record.line) has \(record.fields.count) fields where the header has \(header.count); the file is malformed and nothing was imported")
             }
             let fields = record.fields
-            var row = Row(line: record.line, name: fields[name], space: nil, user: fields[user], password: fields[password])
-            if let type, fields[type] != "login" {
+            var row = Row(line: record.line, name: fields[header.name], space: nil, user: fields[header.user], password: fields[header.password])
+            if let type = header.type, fields[type] != "login" {
                 row.skipped = "a Bitwarden \(fields[type].isEmpty ? "untyped" : fields[type]) item, not a login"
-                rows.append(row)
-                continue
+                return [row]
             }
             // Bitwarden joins a login's URIs with commas in the one field.
-            let urls = format == .bitwarden ? fields[url].split(separator: ",").map(String.init) : [fields[url]]
-            if urls.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            let urls = (format == .bitwarden ? fields[header.url].split(separator: ",") : [fields[header.url][...]])
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            if urls.isEmpty {
                 row.skipped = "it has no URL"
-                rows.append(row)
-                continue
+                return [row]
             }
-            for text in urls where !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            if urls.count > ForeignImport.maximumURIsPerLogin {
+                row.skipped = "it has \(urls.count) URIs, more than the \(ForeignImport.maximumURIsPerLogin) a login is imported with; trim them in the manager and export again"
+                return [row]
+            }
+            return urls.map { text in
                 var entry = row
-                switch webSpace(text.trimmingCharacters(in: .whitespaces)) {
+                switch webSpace(text) {
                 case .success(let found):
                     entry.space = found.space
                     // A user name in the URL (never a password: that is refused) fills an empty
@@ -101,10 +160,39 @@ package enum ForeignImport {
                     }
                 case .failure(let reason): entry.skipped = reason.text
                 }
-                rows.append(entry)
+                return entry
             }
         }
-        return rows
+
+        /// The row of the next line that is not blank; empty at the end of the file.
+        private mutating func nextGitCredentialRows() throws -> [Row] {
+            // Taken out while it is read, so that its buffer has one owner and is not copied.
+            guard var source = self.source else { return [] }
+            self.source = nil
+            defer { self.source = source }
+            while true {
+                var line = String.UnicodeScalarView()
+                var bytes = 0
+                var ended = false
+                while let scalar = try source.nextScalar() {
+                    if scalar == "\n" {
+                        ended = true
+                        break
+                    }
+                    bytes += UTF8.width(scalar)
+                    guard bytes <= ForeignImport.maximumLineBytes else {
+                        throw FormatError("line \(lineNumber + 1) is longer than \(ForeignImport.maximumLineBytes) bytes; the git-credentials file is malformed and nothing was imported")
+                    }
+                    line.append(scalar)
+                }
+                guard ended || !line.isEmpty else { return [] }
+                lineNumber += 1
+                if line.last == "\r" { line.removeLast() }
+                let text = String(line)
+                guard !text.allSatisfy(\.isWhitespace) else { continue }
+                return [try gitCredentialRow(text, number: lineNumber)]
+            }
+        }
     }
 
     struct Reason: Error {
@@ -138,80 +226,66 @@ package enum ForeignImport {
         return .success((ProtectionSpace(host: reading.host, port: reading.spacePort, protocol: reading.scheme, realm: nil), reading.user))
     }
 
-    /// The rows of a git-credentials file, read as git-credential-store reads it: each line a URL
-    /// whose user, password, host and path are percent-encoded.
+    /// The row of one line of a git-credentials file, read as git-credential-store reads it: a
+    /// URL whose user, password, host and path are percent-encoded.
     ///
     /// The space is the one credstore's own git helper stores git's `store` request under
     /// (``GitCredentialRequest/space``): protocol, host and port, and with a path (written when
     /// credential.useHttpPath was set) the realm `git:PATH`.
-    static func gitCredentialRows(_ text: String) throws -> [Row] {
-        var rows: [Row] = []
-        // Scalars, not Characters: a CRLF line must still end at its LF.
-        for (offset, scalars) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = String(String.UnicodeScalarView(scalars))
-            if line.unicodeScalars.last == "\r" { line.unicodeScalars.removeLast() }
-            guard !line.allSatisfy(\.isWhitespace) else { continue }
-            let number = offset + 1
-            let malformed = FormatError("line \(number) is not a URL such as https://user:password@host; the git-credentials file is malformed and nothing was imported")
-            guard let schemeEnd = line.range(of: "://"), !line[..<schemeEnd.lowerBound].isEmpty else { throw malformed }
-            let scheme = String(line[..<schemeEnd.lowerBound]).lowercased()
-            let rest = line[schemeEnd.upperBound...]
-            // As git's credential_from_url: the host part ends at the first /, ? or #.
-            let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-            let authority = rest[..<hostEnd]
-            var row = Row(line: number, name: nil, space: nil, user: "", password: "")
-            guard let at = authority.firstIndex(of: "@") else {
-                row.skipped = "it has no user name or password"
-                rows.append(row)
-                continue
-            }
-            let userInfo = authority[..<at]
-            let colon = userInfo.firstIndex(of: ":")
-            // As git: the leading slashes go before decoding, the trailing ones after it, so an
-            // encoded %2F keeps its place at the start and not at the end.
-            let path = rest[hostEnd...].drop(while: { $0 == "/" })
-            // git writes a host with every byte but letters, digits and - . _ ~ encoded: a port's
-            // colon and an IPv6 address's brackets. Any other escape is not git's, and would show
-            // one host in the file and name another once decoded.
-            let rawHost = authority[authority.index(after: at)...]
-            guard Self.hasOnlyGitHostEscapes(rawHost) else {
-                row.skipped = "its host holds percent-encoded bytes other than the port's colon or an IPv6 address's brackets, which would read as another host"
-                rows.append(row)
-                continue
-            }
-            guard let user = percentDecoded(userInfo[..<(colon ?? userInfo.endIndex)]),
-                  let password = colon.map({ percentDecoded(userInfo[userInfo.index(after: $0)...]) }) ?? "",
-                  let host = percentDecoded(authority[authority.index(after: at)...]),
-                  var decodedPath = percentDecoded(path) else {
-                row.skipped = "a percent-encoded value is not UTF-8 text"
-                rows.append(row)
-                continue
-            }
-            while decodedPath.count > 1, decodedPath.hasSuffix("/") { decodedPath.removeLast() }
-            (row.user, row.password) = (user, password)
-            guard scheme == "https" || scheme == "http" else {
-                row.skipped = "its protocol is \(scheme); only http and https credentials are imported"
-                rows.append(row)
-                continue
-            }
-            var request = GitCredentialRequest()
-            request.protocol = scheme
-            request.host = host
-            request.path = decodedPath.isEmpty ? nil : decodedPath
-            guard let space = request.space else { throw malformed }
-            // The host as every URL's host is read: a backslash, a stray @, an old IPv4 spelling …
-            // would be another host to a browser or to git's http backend.
-            do {
-                _ = try URLReading.host(space.host)
-            } catch let error as CredentialStorageError {
-                row.skipped = error.message
-                rows.append(row)
-                continue
-            }
-            row.space = space
-            rows.append(row)
+    static func gitCredentialRow(_ line: String, number: Int) throws -> Row {
+        let malformed = FormatError("line \(number) is not a URL such as https://user:password@host; the git-credentials file is malformed and nothing was imported")
+        guard let schemeEnd = line.range(of: "://"), !line[..<schemeEnd.lowerBound].isEmpty else { throw malformed }
+        let scheme = String(line[..<schemeEnd.lowerBound]).lowercased()
+        let rest = line[schemeEnd.upperBound...]
+        // As git's credential_from_url: the host part ends at the first /, ? or #.
+        let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let authority = rest[..<hostEnd]
+        var row = Row(line: number, name: nil, space: nil, user: "", password: "")
+        guard let at = authority.firstIndex(of: "@") else {
+            row.skipped = "it has no user name or password"
+            return row
         }
-        return rows
+        let userInfo = authority[..<at]
+        let colon = userInfo.firstIndex(of: ":")
+        // As git: the leading slashes go before decoding, the trailing ones after it, so an
+        // encoded %2F keeps its place at the start and not at the end.
+        let path = rest[hostEnd...].drop(while: { $0 == "/" })
+        // git writes a host with every byte but letters, digits and - . _ ~ encoded: a port's
+        // colon and an IPv6 address's brackets. Any other escape is not git's, and would show
+        // one host in the file and name another once decoded.
+        let rawHost = authority[authority.index(after: at)...]
+        guard Self.hasOnlyGitHostEscapes(rawHost) else {
+            row.skipped = "its host holds percent-encoded bytes other than the port's colon or an IPv6 address's brackets, which would read as another host"
+            return row
+        }
+        guard let user = percentDecoded(userInfo[..<(colon ?? userInfo.endIndex)]),
+              let password = colon.map({ percentDecoded(userInfo[userInfo.index(after: $0)...]) }) ?? "",
+              let host = percentDecoded(authority[authority.index(after: at)...]),
+              var decodedPath = percentDecoded(path) else {
+            row.skipped = "a percent-encoded value is not UTF-8 text"
+            return row
+        }
+        while decodedPath.count > 1, decodedPath.hasSuffix("/") { decodedPath.removeLast() }
+        (row.user, row.password) = (user, password)
+        guard scheme == "https" || scheme == "http" else {
+            row.skipped = "its protocol is \(scheme); only http and https credentials are imported"
+            return row
+        }
+        var request = GitCredentialRequest()
+        request.protocol = scheme
+        request.host = host
+        request.path = decodedPath.isEmpty ? nil : decodedPath
+        guard let space = request.space else { throw malformed }
+        // The host as every URL's host is read: a backslash, a stray @, an old IPv4 spelling …
+        // would be another host to a browser or to git's http backend.
+        do {
+            _ = try URLReading.host(space.host)
+        } catch let error as CredentialStorageError {
+            row.skipped = error.message
+            return row
+        }
+        row.space = space
+        return row
     }
 
     /// Whether the only `%` escapes in a git-credentials host are those git writes for a

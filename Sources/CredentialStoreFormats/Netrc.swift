@@ -59,6 +59,10 @@ package enum Netrc {
     ///
     /// - Throws: a data error (65) naming the line of an unknown keyword, a keyword without its
     ///   value, or a quoted value without its closing quote.
+    /// The longest netrc file read: 64 times what curl reads (128 KiB), room for a store's
+    /// export of thousands of credentials, small enough to parse in memory.
+    package static let maximumFileBytes = 8 << 20
+
     package static func parse(_ text: String) throws -> Contents {
         let scalars = Array(text.unicodeScalars)
         var contents = Contents()

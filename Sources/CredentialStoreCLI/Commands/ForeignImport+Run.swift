@@ -8,137 +8,173 @@ extension ForeignImport {
         case add, update, unchanged, skip
     }
 
-    /// A row with what became of it.
-    package struct Outcome: Sendable {
-        package var row: Row
+    /// What became of a row, without the row: what an import keeps of each entry between
+    /// writing it and reporting it, so that its memory is not the file's.
+    package struct Decision: Sendable {
         package var action: Action
-        /// Why it was skipped or left unchanged; for one added or updated, the row's note or nil.
+        /// Why it was skipped or left unchanged; for one added or updated, nil (the report adds
+        /// the row's note).
         package var reason: String?
     }
 
-    /// Decides, writes (in one transaction, unless `dryRun`) and returns what became of each row.
+    /// A row's identity for finding a second entry of the same site and user: 128 bits of two
+    /// differently seeded hashes, rather than the row's strings (a user name can be 4 KiB).
+    private struct EntryKey: Hashable {
+        var first: Int
+        var second: Int
+
+        init(space: ProtectionSpace, user: String) {
+            func hash(_ seed: UInt8) -> Int {
+                var hasher = Hasher()
+                hasher.combine(seed)
+                hasher.combine(space)
+                hasher.combine(user)
+                return hasher.finalize()
+            }
+            (first, second) = (hash(0), hash(1))
+        }
+    }
+
+    /// Decides what becomes of each row `next` reads and writes the rows to import (in one
+    /// transaction, unless `dryRun`); returns one decision per row, in order.
     ///
     /// - Parameter storage: the store, or nil in a dry run on a store that does not exist yet
     ///   (every credential would be added, and no store is created to find that out).
-    package static func apply(
-        _ rows: [Row], to storage: CredentialStorage?, persistence: Persistence?, overwrite: Bool, dryRun: Bool
-    ) throws -> [Outcome] {
-        struct Key: Hashable {
-            var space: ProtectionSpace
-            var user: String
-        }
-        var outcomes: [Outcome] = []
-        var first: [Key: Row] = [:]
-        var items: [(space: ProtectionSpace, credential: Credential)] = []
-        var itemOutcome: [Int] = []
-        for row in rows {
-            var outcome = Outcome(row: row, action: .skip, reason: row.skipped)
-            defer { outcomes.append(outcome) }
-            guard outcome.reason == nil, let space = row.space else { continue }
-            var credential = Credential(user: row.user, password: row.password)
-            if let persistence { credential.persistence = persistence }
-            if row.user.isEmpty {
-                outcome.reason = "it has no user name"
-            } else if row.password.isEmpty {
-                outcome.reason = "its password is empty"
-            } else if let earlier = first[Key(space: space, user: row.user)] {
-                outcome.reason = earlier.password == row.password
-                    ? "the same site and user as line \(earlier.line)"
-                    : "the same site and user as line \(earlier.line), with another password: the first is imported; add this one with `credstore add` if it is the right one"
-            } else {
-                do {
-                    // The rules `set` applies, checked here so that a refused row is named and skipped.
-                    try credential.validate(in: space)
-                    first[Key(space: space, user: row.user)] = row
-                    items.append((space, credential))
-                    itemOutcome.append(outcomes.count)
-                } catch let error as CredentialStorageError {
-                    outcome.reason = error.message
+    package static func decide(
+        _ next: () throws -> Row?, to storage: CredentialStorage?, persistence: Persistence?, overwrite: Bool, dryRun: Bool
+    ) throws -> [Decision] {
+        var decisions: [Decision] = []
+        // The line and a hash of the password of the first entry of each site and user.
+        var first: [EntryKey: (line: Int, password: Int)] = [:]
+        func decideAll(_ write: (ProtectionSpace, Credential) throws -> BatchWriteOutcome) throws {
+            while let row = try next() {
+                var decision = Decision(action: .skip, reason: row.skipped)
+                defer { decisions.append(decision) }
+                guard decision.reason == nil, let space = row.space else { continue }
+                var credential = Credential(user: row.user, password: row.password)
+                if let persistence { credential.persistence = persistence }
+                let key = EntryKey(space: space, user: row.user)
+                if row.user.isEmpty {
+                    decision.reason = "it has no user name"
+                } else if row.password.isEmpty {
+                    decision.reason = "its password is empty"
+                } else if let earlier = first[key] {
+                    decision.reason = earlier.password == row.password.hashValue
+                        ? "the same site and user as line \(earlier.line)"
+                        : "the same site and user as line \(earlier.line), with another password: the first is imported; add this one with `credstore add` if it is the right one"
+                } else {
+                    do {
+                        // The rules `set` applies, checked here so that a refused row is named and skipped.
+                        try credential.validate(in: space)
+                    } catch let error as CredentialStorageError {
+                        decision.reason = error.message
+                        continue
+                    }
+                    first[key] = (row.line, row.password.hashValue)
+                    switch try write(space, credential) {
+                    case .added: decision.action = .add
+                    case .updated: decision.action = .update
+                    case .unchanged:
+                        decision.action = .unchanged
+                        decision.reason = "the store already holds this password"
+                    case .keptDifferent:
+                        decision.reason = "the store holds another password for this user at this site; --overwrite replaces it"
+                    }
                 }
             }
         }
-        let results = try storage?.setAll(items, replacingDifferent: overwrite, dryRun: dryRun)
-            ?? Array(repeating: BatchWriteOutcome.added, count: items.count)
-        for (index, result) in zip(itemOutcome, results) {
-            switch result {
-            case .added:
-                outcomes[index].action = .add
-                outcomes[index].reason = outcomes[index].row.note
-            case .updated:
-                outcomes[index].action = .update
-                outcomes[index].reason = outcomes[index].row.note
-            case .unchanged:
-                outcomes[index].action = .unchanged
-                outcomes[index].reason = "the store already holds this password"
-            case .keptDifferent:
-                outcomes[index].reason = "the store holds another password for this user at this site; --overwrite replaces it"
-            }
+        if let storage {
+            try storage.writeBatch(replacingDifferent: overwrite, dryRun: dryRun) { write in try decideAll(write) }
+        } else {
+            try decideAll { _, _ in .added }
         }
-        return outcomes
+        return decisions
     }
 
     /// Runs `credstore import FILE --from FORMAT`.
+    ///
+    /// The file is read three times, never held: once to check all of it before the store is
+    /// opened (a malformed file changes nothing, not even by creating a store), once to write it
+    /// in one transaction, and once (twice for the table, which is measured before it is
+    /// written) to report on each entry. A file written to between the passes is refused before
+    /// the transaction commits.
     static func run(file: String, format: ImportFormat, persistence: Persistence?, overwrite: Bool, dryRun: Bool,
                     global: GlobalOptions, console: Console) throws {
-        let text: String
-        do {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-            guard let decoded = String(validating: bytes, as: UTF8.self) else {
-                throw CommandFailure(.dataError, "\(file) is not UTF-8 text; export it again as UTF-8 (every manager's export is); nothing was imported")
-            }
-            text = decoded
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw CommandFailure(.ioError, "could not read \(file); check its path and permissions")
+        let input = try ImportFile(path: file)
+        func eachRow(_ body: (Row) throws -> Void) throws {
+            var reader = Reader(try input.scalars(), format: format)
+            while let row = try reader.next() { try body(row) }
+            try input.checkUnchanged()
         }
-        // The whole file is read and checked before the store is opened: a malformed one changes
-        // nothing, not even by creating a store.
-        let rows = try rows(text, format: format)
+        try eachRow { _ in }
         let location = global.location(in: console)
         let storage = dryRun ? try location.openIfPresent(console) : try location.openOrCreate(console)
-        let outcomes: [Outcome]
+        let decisions: [Decision]
         do {
-            outcomes = try apply(rows, to: storage, persistence: persistence, overwrite: overwrite, dryRun: dryRun)
+            var reader = Reader(try input.scalars(), format: format)
+            decisions = try decide({
+                if let row = try reader.next() { return row }
+                // Inside the transaction: a file changed under the import is not half imported.
+                try input.checkUnchanged()
+                return nil
+            }, to: storage, persistence: persistence, overwrite: overwrite, dryRun: dryRun)
         } catch CredentialStorageError.Code.synchronizableRemovalNeedsOption {
             throw CommandFailure(.usage, "\(file) replaces a synchronizable credential, which --persistence \(persistence?.rawValue ?? "") would remove on every synced machine; leave out --persistence to keep each replaced credential's tier (nothing was imported)")
         }
-        let count = { (action: Action) in outcomes.filter { $0.action == action }.count }
+        let count = { (action: Action) in decisions.filter { $0.action == action }.count }
         let advice = dryRun ? nil : deletionAdvice(file: file, format: format)
+        /// Each row with its decision, the row's note said for one added or updated.
+        func eachOutcome(_ body: (Row, Decision) throws -> Void) throws {
+            var index = 0
+            try eachRow { row in
+                guard index < decisions.count else { return }
+                var decision = decisions[index]
+                index += 1
+                if decision.action == .add || decision.action == .update { decision.reason = row.note }
+                try body(row, decision)
+            }
+        }
+        var output = BufferedOutput(console.output)
         if global.json {
-            console.output.write(JSONValue.object([
-                ("format", .string(format.rawValue)), ("dryRun", .bool(dryRun)),
-                ("added", .number(count(.add))), ("updated", .number(count(.update))),
-                ("unchanged", .number(count(.unchanged))), ("skipped", .number(count(.skip))),
-                ("entries", .array(outcomes.map { outcome in
-                    .object([
-                        ("line", .number(outcome.row.line)), ("action", .string(outcome.action.rawValue)),
-                        ("name", .string(outcome.row.name)), ("user", .string(outcome.row.user.isEmpty ? nil : outcome.row.user)),
-                        ("space", outcome.row.space.map(Describe.spaceJSON) ?? .null), ("reason", .string(outcome.reason)),
-                    ])
-                })),
-                ("advice", .string(advice)),
-            ]).rendered + "\n")
+            output.write(#"{"format":"# + JSONValue.string(format.rawValue).rendered + #","dryRun":\#(dryRun)"#
+                + #","added":\#(count(.add)),"updated":\#(count(.update)),"unchanged":\#(count(.unchanged)),"skipped":\#(count(.skip))"#
+                + #","entries":["#)
+            var separator = ""
+            try eachOutcome { row, decision in
+                output.write(separator + JSONValue.object([
+                    ("line", .number(row.line)), ("action", .string(decision.action.rawValue)),
+                    ("name", .string(row.name)), ("user", .string(row.user.isEmpty ? nil : row.user)),
+                    ("space", row.space.map(Describe.spaceJSON) ?? .null), ("reason", .string(decision.reason)),
+                ]).rendered)
+                separator = ","
+            }
+            output.write(#"],"advice":"# + JSONValue.string(advice).rendered + "}\n")
+            output.flush()
             return
         }
-        var table = Table(header: ["LINE", "RESULT", "SPACE", "USER", "WHY"])
-        for outcome in outcomes {
-            let result = switch outcome.action {
+        func cells(_ row: Row, _ decision: Decision) -> [String] {
+            let result = switch decision.action {
             case .add: dryRun ? "would add" : "added"
             case .update: dryRun ? "would update" : "updated"
             case .unchanged: "unchanged"
             case .skip: "skipped"
             }
-            table.rows.append([String(outcome.row.line), result, outcome.row.space.map(Describe.space) ?? "",
-                               outcome.row.user, outcome.reason ?? ""])
+            return [String(row.line), result, row.space.map(Describe.space) ?? "", row.user, decision.reason ?? ""]
         }
-        var report = outcomes.isEmpty ? "" : table.rendered
+        if !decisions.isEmpty {
+            let header = ["LINE", "RESULT", "SPACE", "USER", "WHY"]
+            var widths = Table.Widths(header: header)
+            try eachOutcome { widths.measure(cells($0, $1)) }
+            output.write(widths.line(header))
+            try eachOutcome { output.write(widths.line(cells($0, $1))) }
+        }
         // The file name is the user's, but shown on a terminal all the same: escaped like a cell.
-        report += Describe.cell("\(dryRun ? "Would import" : "Imported") from \(format.title) \(file): \(count(.add)) added, "
+        var report = Describe.cell("\(dryRun ? "Would import" : "Imported") from \(format.title) \(file): \(count(.add)) added, "
             + "\(count(.update)) updated, \(count(.unchanged)) unchanged, \(count(.skip)) skipped"
             + (dryRun ? " (dry run: nothing was written)" : "")) + "\n"
         if let advice { report += Describe.cell(advice) + "\n" }
-        console.output.write(report)
+        output.write(report)
+        output.flush()
     }
 
     /// What to do with the plain-text file once its passwords are in the store.

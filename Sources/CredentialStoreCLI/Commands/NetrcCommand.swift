@@ -56,16 +56,9 @@ struct NetrcCommand: ParsableCommand {
 
         func run() throws {
             let console = Console.current
-            let text: String
-            do {
-                // Bytes first, then strict UTF-8: the parser works on Unicode scalars, never on
-                // Characters ("\r\n" is one Character, which would hide every line ending).
-                let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-                guard let decoded = String(validating: bytes, as: UTF8.self) else { throw CocoaError(.fileReadInapplicableStringEncoding) }
-                text = decoded
-            } catch {
-                throw CommandFailure(.ioError, "could not read \(file) as a UTF-8 text file; check its path and permissions")
-            }
+            // Read whole, as curl reads it (curl stops at 128 KiB), up to a cap that keeps the
+            // parse's memory small whatever the file's size.
+            let text = try ImportFile(path: file).text(maximumBytes: Netrc.maximumFileBytes, format: "netrc file")
             // Parse and check all before storing any, so a malformed file changes nothing.
             let netrc = try Netrc.parse(text)
             var skipped = netrc.skipped

@@ -5,10 +5,19 @@ import Foundation
 /// What the helper does with a request: reading it from git, and looking up, storing and erasing
 /// the credential it names in the store.
 extension GitCredentialRequest {
+    /// The most lines a request may have.
+    static let maximumLines = 1_000
+
     /// Reads the request; unknown keys (`capability[]`, `state[]`, `ephemeral` …) are ignored.
     static func read(from input: any SecretInput) throws -> GitCredentialRequest {
         var lines: [String] = []
-        while let line = try input.readLine(), !line.isEmpty { lines.append(line) }
+        while let line = try input.readLine(), !line.isEmpty {
+            // git sends a dozen lines; an endless request must not grow without bound.
+            guard lines.count < maximumLines else {
+                throw CommandFailure(.dataError, "the request has more than \(maximumLines) lines; git sends a dozen")
+            }
+            lines.append(line)
+        }
         return parse(lines)
     }
 

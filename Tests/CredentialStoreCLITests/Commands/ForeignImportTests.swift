@@ -286,6 +286,112 @@ struct ForeignImportTests {
         #expect(git.stdout.contains("credential.helper"), "git would write the file again")
     }
 
+    // MARK: Bounds
+
+    /// Each cap refuses the whole file with the line it is on, before a store is made.
+    @Test(arguments: ["a field", "a record", "the fields"])
+    func aCSVOverACapIsRefusedWholeNamingTheLine(what: String) throws {
+        let (text, message) = switch what {
+        case "a field":
+            ("name,url,username,password\nx,https://a.example.com,u," + String(repeating: "p", count: CSV.maximumFieldBytes + 1) + "\n",
+             "line 2: a field is longer than \(CSV.maximumFieldBytes) bytes")
+        case "a record":
+            ("name,url,username,password,note\n" + (0..<5).map { _ in "\"" + String(repeating: "n", count: CSV.maximumFieldBytes - 1) + "\"" }.joined(separator: ",") + "\n",
+             "line 2: the record is longer than \(CSV.maximumRecordBytes) bytes")
+        default:
+            ("name,url,username,password" + String(repeating: ",x", count: CSV.maximumFieldCount) + "\n",
+             "line 1: the record has more than \(CSV.maximumFieldCount) fields")
+        }
+        let sandbox = try Sandbox()
+        let file = try write(text, "export.csv", in: sandbox)
+        let result = try sandbox.run(["import", file, "--from", "chrome"] + sandbox.storeArguments)
+        #expect(result.status == 65, "\(what): \(result.stderr)")
+        #expect(result.stderr.contains(message) && result.stderr.contains("nothing was imported"), "\(what): \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path), "\(what): a refused file created a store")
+    }
+
+    @Test func aGitCredentialsLineOverItsCapIsRefusedWhole() throws {
+        let sandbox = try Sandbox()
+        let long = "https://u:" + String(repeating: "p", count: ForeignImport.maximumLineBytes) + "@a.example.com\n"
+        let file = try write("https://v:q@b.example.com\n" + long, "git-credentials", in: sandbox)
+        let result = try sandbox.run(["import", file, "--from", "git-credentials"] + sandbox.storeArguments)
+        #expect(result.status == 65 && result.stderr.contains("line 2 is longer than \(ForeignImport.maximumLineBytes) bytes"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+    }
+
+    @Test func aFileOfMoreEntriesThanTheCapIsRefusedWhole() throws {
+        let sandbox = try Sandbox()
+        let lines = (0...ForeignImport.maximumEntries).map { "https://u:p@h\($0).example.com\n" }.joined()
+        let file = try write(lines, "git-credentials", in: sandbox)
+        let result = try sandbox.run(["import", file, "--from", "git-credentials"] + sandbox.storeArguments)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("line \(ForeignImport.maximumEntries + 1): the file holds more than \(ForeignImport.maximumEntries) entries"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+    }
+
+    @Test func aLoginWithMoreURIsThanTheCapIsSkippedAndSaid() throws {
+        let sandbox = try Sandbox()
+        let uris = (0...ForeignImport.maximumURIsPerLogin).map { "https://u\($0).example.com" }.joined(separator: ",")
+        let file = try write("""
+            folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp
+            ,,login,many,,,0,"\(uris)",alice,pw-many,
+            ,,login,one,,,0,https://one.example.com,bob,pw-one,
+
+            """, "bitwarden.csv", in: sandbox)
+        let result = try sandbox.run(["import", file, "--from", "bitwarden", "--json"] + sandbox.storeArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let reported = try entries(result.stdout)
+        #expect(reported.count == 2)
+        #expect(reported.first?["action"] as? String == "skip")
+        #expect((reported.first?["reason"] as? String)?.contains("\(ForeignImport.maximumURIsPerLogin + 1) URIs") == true)
+        #expect(try get("https://one.example.com", in: sandbox).stdout == "pw-one\n")
+        #expect(try get("https://u0.example.com", in: sandbox).status == 1)
+    }
+
+    @Test func anExportPipedInIsImported() throws {
+        let sandbox = try Sandbox()
+        let result = try sandbox.run(["import", "/dev/stdin", "--from", "git-credentials"] + sandbox.storeArguments,
+                                     stdin: "https://u:piped@p.example.com\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try get("https://p.example.com", in: sandbox).stdout == "piped\n")
+    }
+
+    /// The import reads the file once to check it, once to write it and again to report: a
+    /// file written to in between is refused, rather than imported half old and half new.
+    @Test func aFileWrittenToBetweenPassesIsRefused() throws {
+        let sandbox = try Sandbox()
+        let path = try write("https://u:p@a.example.com\n", "git-credentials", in: sandbox)
+        let file = try ImportFile(path: path)
+        var first = try file.scalars()
+        #expect(try first.nextScalar() == "h")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("https://v:q@b.example.com\n".utf8))
+        try handle.close()
+        #expect(throws: CommandFailure.self) { try file.scalars() }
+        #expect(throws: CommandFailure.self) { try file.checkUnchanged() }
+    }
+
+    /// The file is read 64 KiB at a time: a character whose bytes straddle two reads is one
+    /// character, and bytes that are not UTF-8 anywhere refuse the file.
+    @Test func aCharacterAcrossTwoReadsIsReadWhole() throws {
+        let sandbox = try Sandbox()
+        for offset in 65_533...65_536 {
+            let text = String(repeating: "a", count: offset) + "é€😀\n"
+            let path = try write(text, "file-\(offset)", in: sandbox)
+            var scalars = try ImportFile(path: path).scalars()
+            var read = String.UnicodeScalarView()
+            while let scalar = try scalars.nextScalar() { read.append(scalar) }
+            #expect(String(read) == text, "split at \(offset)")
+        }
+        var bytes = Array(String(repeating: "a", count: 65_535).utf8)
+        bytes += [0xC3]  // the first byte of "é", then the file ends
+        let truncated = sandbox.root.appendingPathComponent("truncated")
+        try Data(bytes).write(to: truncated)
+        var scalars = try ImportFile(path: truncated.path).scalars()
+        #expect(throws: FormatError.self) { while try scalars.nextScalar() != nil {} }
+    }
+
     // MARK: The CSV reader
 
     @Test func theCSVReaderFollowsRFC4180() throws {

@@ -48,6 +48,15 @@ struct GitCredentialCommandTests {
         _ = try helper(sandbox, "erase", origin + ["username=alice"])
     }
 
+    /// A request that never ends is refused once it passes its cap, rather than read into memory.
+    @Test func aRequestOfEndlessLinesIsRefused() throws {
+        let sandbox = try Sandbox()
+        let lines = ["protocol=https", "host=git.example.com"] + Array(repeating: "wwwauth[]=Basic realm=x", count: 5_000)
+        let result = try sandbox.run(["git-credential", "get"], stdin: lines.map { $0 + "\n" }.joined() + "\n")
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("more than 1000 lines"), "\(result.stderr)")
+    }
+
     /// git sends what it gets as Basic: a credential stored for Digest (or NTLM) never reaches it,
     /// and one realm stored under both password methods is one realm, not an ambiguity.
     @Test func onlyCredentialsThatMayGoOutAsBasicAreAnswered() throws {

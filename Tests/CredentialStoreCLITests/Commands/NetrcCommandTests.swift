@@ -3,9 +3,9 @@ import CredentialStoreCLI
 import CredentialStoreTestSupport
 import Foundation
 import Testing
+import CredentialStoreFormats
 #if canImport(Glibc)
 import Glibc
-import CredentialStoreFormats
 #endif
 
 /// `credstore netrc import|export`: credentials for curl and the tools that read netrc.
@@ -39,6 +39,20 @@ struct NetrcCommandTests {
         #expect(try sandbox.run(["get", "https://ftp.example.com"] + sandbox.storeArguments).stdout == "c\\d\n")
         let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
         #expect(listed.allSatisfy { $0["persistence"] as? String == "permanent" })
+    }
+
+    /// A netrc file is read whole, up to its cap: a longer one is refused without being read
+    /// on, and nothing is stored.
+    @Test func aNetrcLongerThanItsCapIsRefused() throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.root.appendingPathComponent("netrc")
+        let entry = "machine a.example.com login alice password " + String(repeating: "p", count: 1000) + "\n"
+        let text = sample + String(repeating: entry, count: Netrc.maximumFileBytes / entry.utf8.count + 1)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let imported = try sandbox.run(["netrc", "import", file.path] + sandbox.storeArguments)
+        #expect(imported.status == 65, "\(imported.stderr)")
+        #expect(imported.stderr.contains("longer than \(Netrc.maximumFileBytes >> 20) MiB"), "\(imported.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
     }
 
     /// curl sends a netrc password as Basic: a credential stored for Digest, NTLM or a form is
