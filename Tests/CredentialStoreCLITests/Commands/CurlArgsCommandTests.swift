@@ -135,6 +135,37 @@ import Glibc
         #expect(try manager.contentsOfDirectory(atPath: runtimeFolder.path).isEmpty)
     }
 
+    /// A folder closed to others is still swapped by whoever can write its parent: a parent
+    /// others can write (without the sticky bit /tmp has) is refused, and nothing is written.
+    @Test func aFolderUnderAParentOthersCanWriteIsRefused() throws {
+        let pki = try TestPKI()
+        let sandbox = try storeWithIdentity(pki)
+        let manager = FileManager.default
+        let shared = sandbox.root.appendingPathComponent("shared", isDirectory: true)
+        let folder = shared.appendingPathComponent("curl", isDirectory: true)
+        try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try manager.setAttributes([.posixPermissions: 0o777], ofItemAtPath: shared.path)
+        let open = try sandbox.run(["curl-args", "https://127.0.0.1:8443/", "--dir", folder.path] + sandbox.storeArguments)
+        #expect(open.status == 77, "\(open.stderr)")
+        #expect(open.stderrIsOneErrorLine && open.stderr.contains(shared.path), "\(open.stderr)")
+        #expect(open.stdout.isEmpty)
+        #expect(try manager.contentsOfDirectory(atPath: folder.path).isEmpty)
+
+        // The default folder under a state folder others can write, the same.
+        let state = sandbox.root.appendingPathComponent("state", isDirectory: true)
+        try manager.createDirectory(at: state, withIntermediateDirectories: true)
+        try manager.setAttributes([.posixPermissions: 0o777], ofItemAtPath: state.path)
+        let openState = try sandbox.run(["curl-args", "https://127.0.0.1:8443/"] + sandbox.storeArguments,
+                                        environment: ["XDG_STATE_HOME": state.path])
+        #expect(openState.status == 77 && openState.stderr.contains(state.path), "\(openState.stderr)")
+
+        // With the sticky bit, others cannot rename what is not theirs: the folder is used.
+        try manager.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: shared.path)
+        let sticky = try sandbox.run(["curl-args", "https://127.0.0.1:8443/", "--dir", folder.path] + sandbox.storeArguments)
+        #expect(sticky.status == 0, "\(sticky.stderr)")
+        #expect(try !manager.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
     @Test func cleanOfOneURLLeavesEveryOtherServersFiles() throws {
         let pki = try TestPKI()
         // `__1` is a host name of its own, not the IPv6 address ::1: their files must differ too.
