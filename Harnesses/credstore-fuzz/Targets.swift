@@ -159,11 +159,11 @@ func fuzzGitCredential(_ bytes: [UInt8]) {
     }
 }
 
-/// Another store's files for `credstore import --from`: CSV that parses renders back (every
-/// field quoted) and parses to the same records; the file reader decodes bytes as strict UTF-8
-/// does; each format's reader either refuses the file
+/// Another store's file for `credstore import --from FORMAT`, one target per format: CSV that
+/// parses renders back (every field quoted) and parses to the same records; the file reader
+/// decodes bytes as strict UTF-8 does; the format's reader either refuses the file
 /// or returns rows in file order, each with a space or a reason to skip it, never trapping.
-func fuzzImport(_ bytes: [UInt8]) {
+func fuzzImport(_ bytes: [UInt8], format: ImportFormat) {
     let text = String(decoding: bytes, as: UTF8.self)
     if let records = try? CSV.records(text) {
         precondition(zip(records, records.dropFirst()).allSatisfy { $0.line < $1.line } && records.allSatisfy { $0.line >= 1 },
@@ -185,13 +185,11 @@ func fuzzImport(_ bytes: [UInt8]) {
     } catch {
         precondition(strict == nil, "the stream refused UTF-8 text")
     }
-    for format in ImportFormat.allCases {
-        guard let rows = try? ForeignImport.rows(text, format: format) else { continue }
-        precondition(zip(rows, rows.dropFirst()).allSatisfy { $0.line <= $1.line }, "\(format) rows out of order")
-        precondition(rows.allSatisfy { ($0.space != nil) != ($0.skipped != nil) }, "a \(format) row with neither a space nor a reason")
-        for row in rows {
-            if let space = row.space { _ = try? Credential(user: row.user, password: row.password, persistence: .permanent).validate(in: space) }
-        }
+    guard let rows = try? ForeignImport.rows(text, format: format) else { return }
+    precondition(zip(rows, rows.dropFirst()).allSatisfy { $0.line <= $1.line }, "\(format) rows out of order")
+    precondition(rows.allSatisfy { ($0.space != nil) != ($0.skipped != nil) }, "a \(format) row with neither a space nor a reason")
+    for row in rows {
+        if let space = row.space { _ = try? Credential(user: row.user, password: row.password, persistence: .permanent).validate(in: space) }
     }
 }
 
@@ -235,11 +233,11 @@ let gitCredentialSeeds: [String] = [
     "protocol=https\nhost=evil.example.com\nusername=a\rquit=1\npassword=p\u{0}x\n",
 ]
 
-let importSeeds: [String] = [
-    "https://al%20ice%40corp:p%40ss%3aw%2frd%25%c3%bc@git.example.com\nhttps://bob:s3cret@git.example.com%3a8443/team/repo.git\nsmtp://c:x@mail.example.com\n",
-    "\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\"\n\"Root\",\"GitHub\",\"alice\",\"gh, \"\"q\"\"\",\"https://github.com/login\",\"a\nb\"\n",
-    "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n,,login,Mail,,,0,\"https://a.example,https://b.example:444/x\",u,p,\n,,note,N,text,,0,,,,\n",
-    "\u{FEFF}name,url,username,password,note\r\nexample.com,https://example.com/,alice,\"comma, pass\",\"two\r\nlines\"\r\napp,android://h@com.x/,u,p,\r\n",
+let importSeeds: [ImportFormat: String] = [
+    .gitCredentials: "https://al%20ice%40corp:p%40ss%3aw%2frd%25%c3%bc@git.example.com\nhttps://bob:s3cret@git.example.com%3a8443/team/repo.git\nsmtp://c:x@mail.example.com\n",
+    .keepassxc: "\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\"\n\"Root\",\"GitHub\",\"alice\",\"gh, \"\"q\"\"\",\"https://github.com/login\",\"a\nb\"\n",
+    .bitwarden: "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n,,login,Mail,,,0,\"https://a.example,https://b.example:444/x\",u,p,\n,,note,N,text,,0,,,,\n",
+    .chrome: "\u{FEFF}name,url,username,password,note\r\nexample.com,https://example.com/,alice,\"comma, pass\",\"two\r\nlines\"\r\napp,android://h@com.x/,u,p,\r\n",
 ]
 
 /// The target named `name` and its seeds; the bundle target opens its store on first use.
@@ -249,7 +247,11 @@ func fuzzTarget(named name: String) throws -> (run: ([UInt8]) -> Void, seeds: [[
     case "url": return (fuzzURL, urlSeeds.map { Array($0.utf8) })
     case "netrc": return (fuzzNetrc, netrcSeeds.map { Array($0.utf8) })
     case "git-credential": return (fuzzGitCredential, gitCredentialSeeds.map { Array($0.utf8) })
-    case "import": return (fuzzImport, importSeeds.map { Array($0.utf8) })
+    case let name where name.hasPrefix("import-"):
+        // Its own format's seed first, the others as material to splice in.
+        guard let format = ImportFormat(rawValue: String(name.dropFirst("import-".count))), let own = importSeeds[format] else { return nil }
+        let seeds = [own] + importSeeds.filter { $0.key != format }.map(\.value).sorted()
+        return ({ fuzzImport($0, format: format) }, seeds.map { Array($0.utf8) })
     case "bundle":
         let target = try BundleTarget()
         return (target.run, target.seeds)

@@ -2,7 +2,8 @@
 // files, git-credential requests and the files `credstore import --from` reads.
 //
 // Built plainly, a deterministic mutation loop over the seeds (the bounded run of the test suite):
-//   credstore-fuzz challenge|url|bundle|netrc|git-credential|import [--runs N] [--seed S]
+//   credstore-fuzz challenge|url|bundle|netrc|git-credential|import-FORMAT [--runs N] [--seed S]
+// (FORMAT: git-credentials, keepassxc, bitwarden, chrome, as `import --from` names them)
 //
 // Built with libFuzzer (as .ci/run does), libFuzzer drives the target from the seeds and takes
 // its own options (see Fuzzing.swift):
@@ -17,7 +18,7 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: credstore-fuzz challenge|url|bundle|netrc|git-credential|import [--runs N] [--seed S] | [libFuzzer options]\n".utf8))
+    FileHandle.standardError.write(Data("usage: credstore-fuzz challenge|url|bundle|netrc|git-credential|import-git-credentials|import-keepassxc|import-bitwarden|import-chrome [--runs N] [--seed S] | [libFuzzer options]\n".utf8))
     exit(64)
 }
 guard let targetName = arguments.first, let (target, seeds) = try fuzzTarget(named: targetName) else { usage() }

@@ -12,7 +12,8 @@ import Testing
         return (result.killedBySignal ? 128 + result.status : result.status, result.stdout + result.stderr)
     }
 
-    @Test(arguments: [("challenge", 20_000), ("url", 20_000), ("bundle", 300), ("netrc", 20_000), ("git-credential", 20_000), ("import", 20_000)])
+    @Test(arguments: [("challenge", 20_000), ("url", 20_000), ("bundle", 300), ("netrc", 20_000), ("git-credential", 20_000),
+                      ("import-git-credentials", 10_000), ("import-keepassxc", 10_000), ("import-bitwarden", 10_000), ("import-chrome", 10_000)])
     func aFuzzTargetSurvivesItsMutatedInputs(target: String, runs: Int) throws {
         let result = try runFuzzer(target, runs: runs)
         // The seed is in the output, so a failure here can be replayed with --seed.
