@@ -81,6 +81,11 @@ extension Netrc {
                 guard let value = rest.popFirst(), let name = MethodName(rawValue: value) else {
                     return refusal("names no method credstore knows (\(MethodName.allValueStrings.joined(separator: ", ")))")
                 }
+                // curl sends a netrc password as Basic, and `netrc export` writes no other: a
+                // line that files the entry under Digest, NTLM or a form is not one it wrote.
+                guard AuthenticationMethod.sentAsBasic.contains(name.authenticationMethod) else {
+                    return refusal("names the method \(name.rawValue), and curl sends a netrc password as Basic (`method basic` or `method any`)")
+                }
                 method = name
             default:
                 // The word is not repeated: a comment can hold anything, a password included.
