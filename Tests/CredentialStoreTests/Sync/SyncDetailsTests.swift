@@ -85,15 +85,26 @@ import CredentialStoreTestSupport
             #expect(error?.code == .invalidBundle)
             #expect(try receiver.storage.credentials(for: space).isEmpty)
         }
-        // A refresh token with a line break: refused by the rules `set` applies.
-        var writer = ByteWriter()
-        StoreKeyring.appendDetails(of: Credential(user: "carol", password: "pw", refreshToken: "t\nhost=evil"), to: &writer)
-        contents.items[0].details = writer.bytes
-        let bytes = try BundleFormat.write(contents, protection: .recipients([try receiver.publicKey]), signer: try sender.storage.deviceIdentity())
-        let url = sender.file("injected.csbundle")
-        try Data(bytes).write(to: url)
-        let error = #expect(throws: CredentialStorageError.self) { try receiver.storage.importBundle(from: url) }
-        #expect(error?.code == .invalidInput)
-        #expect(try receiver.storage.credentials(for: space).isEmpty)
+        // Details that decode but break a rule `set` applies: each refused as bad input (65 in
+        // the CLI) with the rule in the message, never taken for a missing passphrase.
+        let manyAttributes = Dictionary(uniqueKeysWithValues: (0...Credential.maximumAttributeCount).map { ("a\($0)", "v") })
+        let broken: [(Credential, String)] = [
+            (Credential(user: "carol", password: "pw", refreshToken: "t\nhost=evil"), "refresh token"),
+            (Credential(user: "carol", password: "pw", label: "one\ntwo"), "label"),
+            (Credential(user: "carol", password: "pw", attributes: ["a=b": "v"]), "attribute name"),
+            (Credential(user: "carol", password: "pw", attributes: manyAttributes), "\(Credential.maximumAttributeCount) attributes"),
+        ]
+        for (credential, rule) in broken {
+            var writer = ByteWriter()
+            StoreKeyring.appendDetails(of: credential, to: &writer)
+            contents.items[0].details = writer.bytes
+            let bytes = try BundleFormat.write(contents, protection: .recipients([try receiver.publicKey]), signer: try sender.storage.deviceIdentity())
+            let url = sender.file("injected.csbundle")
+            try Data(bytes).write(to: url)
+            let error = #expect(throws: CredentialStorageError.self, "\(rule)") { try receiver.storage.importBundle(from: url) }
+            #expect(error?.code == .invalidInput, "\(rule)")
+            #expect(error?.message.contains(rule) == true, "\(rule): \(error?.message ?? "")")
+            #expect(try receiver.storage.credentials(for: space).isEmpty)
+        }
     }
 }
