@@ -540,7 +540,7 @@ def one_table(sizes, peer_sizes, builds):
     """Every figure of the run, one row each, a column per store size: the value, its ratio to the
     C reference measured beside it, a budget and whether it holds at every size."""
     cols = [0] + list(sizes)
-    head = ["| figure | fresh | " + " | ".join(sizes_label(n) for n in sizes) + " | budget (issue 15) | met |",
+    head = ["| figure | fresh | " + " | ".join(sizes_label(n) for n in sizes) + " | budget | met |",
             "|---|" + "---:|" * len(cols) + "---|:---:|"]
     lines = []
 

@@ -43,7 +43,7 @@ import Testing
         #expect(wrongHeader == .performDefaultHandling)
     }
 
-    /// Issue 14, point 1: the credential people store (no realm) answers a server's and a proxy's
+    /// The credential people store (no realm) answers a server's and a proxy's
     /// challenge, which always name a realm; a Digest-only one is never sent as Basic.
     @Test func credentialsStoredWithoutARealmAnswerTheChallengesThatNameOne() throws {
         let store = try TemporaryStore()

@@ -394,7 +394,7 @@ struct ProxyRoutingTests {
     }
 }
 
-/// The hop rule of finding 9 on the requests the bridge builds, for the origins no loopback server
+/// The redirect hop rule on the requests the bridge builds, for the origins no loopback server
 /// can play (another port on 443, another host name).
 @Suite struct RedirectHopTests {
     private func hop(_ from: String, _ to: String, status: Int = 302) -> URLRequest {

@@ -3,7 +3,7 @@ import Foundation
 import CredentialStoreTestSupport
 import Testing
 
-/// Issue 14, "Must show 1": the program of `Harnesses/NewUser`, a package outside this one that
+/// The program of `Harnesses/NewUser`, a package outside this one that
 /// depends on it by path, built by `.ci/new-user` (which sets `CREDSTORE_NEW_USER_EXECUTABLE`):
 /// credentials stored without a realm answer lighttpd's Basic and Digest 401s and tinyproxy's 407
 /// through the public delegate.

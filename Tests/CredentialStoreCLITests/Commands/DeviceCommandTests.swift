@@ -19,7 +19,7 @@ struct DeviceCommandTests {
         #expect(try sandbox.run(["device", "show"] + sandbox.storeArguments).stdout == shown.stdout)
     }
 
-    /// Issue 14, point 5: a mistyped --store made `device show` create a store and print its key;
+    /// A mistyped --store made `device show` create a store and print its key;
     /// `export` and `netrc export`, which only read too, created one and wrote an empty file (over
     /// an existing netrc).
     @Test func commandsThatOnlyReadCreateNoStoreAndSaySo() throws {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import CredentialStoreFormats
 
-/// Issue 12 finding 2 as a user meets it: a crafted netrc file, a crafted name or a store written
+/// Line injection as a user meets it: a crafted netrc file, a crafted name or a store written
 /// before the rules, and what git, scripts and terminals then get from credstore.
 struct LineInjectionTests {
     /// The review's netrc entry: a quoted password whose `\n` escapes become real line breaks.

@@ -114,7 +114,7 @@ struct NetrcCommandTests {
         #expect(try Netrc.parse(Netrc.render(machines)).machines == machines)
     }
 
-    /// Issue 12 finding 8: Swift reads "\r\n" as one Character, which made a `#` comment swallow
+    /// Swift reads "\r\n" as one Character, which made a `#` comment swallow
     /// the rest of a CRLF file while the import reported success.
     @Test func aCRLFFileIsReadWholeAndItsCommentsEndAtTheirLine() throws {
         let sandbox = try Sandbox()
@@ -226,7 +226,7 @@ struct NetrcCommandTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("target").path))
     }
 
-    /// Issue 14, point 6: `get` refuses to guess between realms; netrc, one login per host, has to
+    /// `get` refuses to guess between realms; netrc, one login per host, has to
     /// choose, and says which it wrote and which it left out (never a password).
     @Test func exportSaysWhichRealmsUserItWroteAndWhichItLeftOut() throws {
         let sandbox = try Sandbox()

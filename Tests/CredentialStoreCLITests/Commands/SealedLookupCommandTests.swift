@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 15: every answer is checked against the seal tree, not only at open. With `sqlite3` and
+/// Every answer is checked against the seal tree, not only at open. With `sqlite3` and
 /// no key, an attacker deletes a row of a space, puts back an older copy of one, or copies one in
 /// from another store; `get` and `git-credential get` of that space exit 77 and print nothing,
 /// and the rest of the store keeps answering.

@@ -4,7 +4,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 12, finding 7, through the CLI: files of another user, and a store swapped for another.
+/// Store ownership through the CLI: files of another user, and a store swapped for another.
 struct StoreReplacementCommandTests {
     /// Moves another sandbox's store (database and key file) into `sandbox`'s place. The old
     /// store's WAL and shared-memory files go too: a WAL left beside the new database (a loaded

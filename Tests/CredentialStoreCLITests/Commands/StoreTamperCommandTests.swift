@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 12, finding 6, as an attacker with `sqlite3` and no key plays it: every command that
+/// Row tampering as an attacker with `sqlite3` and no key plays it: every command that
 /// answers from the store exits 77 rather than answer from an edited one.
 struct StoreTamperCommandTests {
     /// alice (the default) and bob in one space; then alice's row goes, found by the user index

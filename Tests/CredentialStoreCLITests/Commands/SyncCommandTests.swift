@@ -152,7 +152,7 @@ struct SyncCommandTests {
         #expect(try fleet.machines[1].run(["list", "--json"] + fleet.machines[1].storeArguments).stdout == "[]\n")
     }
 
-    // MARK: Issue 12, finding 3: untrusting a device, end to end
+    // MARK: Untrusting a device, end to end
 
     @Test func anUntrustedDeviceGetsNoLaterBundleAndItsBundlesAreRefused() throws {
         let fleet = try Fleet()
@@ -211,7 +211,7 @@ struct SyncCommandTests {
         #expect(direct.status == 77 && direct.stderr.contains("signed by a revoked device"), "\(direct.stderr)")
     }
 
-    // MARK: Issue 14, point 6: a skipped bundle's note says on which machine the fix is
+    // MARK: A skipped bundle's note says on which machine the fix is
 
     @Test func aSkippedBundlesNoteSaysOnWhichMachineToRunDeviceTrust() throws {
         let fleet = try Fleet()
@@ -255,7 +255,7 @@ struct SyncCommandTests {
         #expect(try fleet.passwords(1, "https://a.example.com", users: ["u0"]) == ["u0": "pw"])
     }
 
-    // MARK: Issue 12, finding 4: one bad file does not stop syncing
+    // MARK: One bad file does not stop syncing
 
     @Test func syncMergesEveryBundleItCanAndNamesEachFileItRefused() throws {
         let fleet = try Fleet()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 12, finding 1, as it was reported: with only `sqlite3` and no key, deleting the sync
+/// Sync state tampering as it was reported: with only `sqlite3` and no key, deleting the sync
 /// registers of one store (all of them, or only those of deleted items) and running `credstore
 /// sync` on it and then on the other store made both serve an older password again, or brought back
 /// a removed credential, and `verify` found nothing. Replaying an older bundle did the same.

@@ -113,7 +113,7 @@ struct ExitCodesTests {
         }
     }
 
-    /// Issue 14, point 6: a missing bundle passphrase exited 65 on import, 64 on export and 77 for a
+    /// A missing bundle passphrase exited 65 on import, 64 on export and 77 for a
     /// store. One rule now (docs/cli.md, "Exit statuses"): a passphrase that unlocks something that
     /// exists (a store, a bundle to import) is a key, and missing or wrong it is 77; a new one (for
     /// `init --passphrase`, `passwd`, `export`) in neither its variable nor a terminal is 64.

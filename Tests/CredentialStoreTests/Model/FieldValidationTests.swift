@@ -7,7 +7,7 @@ import CredentialStorePersistence
 import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
-/// Issue 12 findings 2 and 8: no field a line protocol or a terminal prints may carry CR, LF or
+/// No field a line protocol or a terminal prints may carry CR, LF or
 /// NUL, and every space that enters a store passes the rules a URL's space does, whatever the path.
 @Suite struct FieldValidationTests {
     static let breakers = ["\n", "\r", "\u{0}"]

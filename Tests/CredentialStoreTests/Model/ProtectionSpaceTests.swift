@@ -374,7 +374,7 @@ import CredentialStoreChallenges
 
     @Test("A host with two trailing dots is refused by JSON and canonical decoding, as by validate()")
     func doubleTrailingDotIsRefusedByEveryDecoding() throws {
-        // Decoding is input like a URL or `set` (issue 12, finding 8): the same rules apply.
+        // Decoding is input like a URL or `set`: the same rules apply.
         let space = Self.server("example.com..")
         #expect(throws: CredentialStorageError.self) { try JSONDecoder().decode(ProtectionSpace.self, from: JSONEncoder().encode(space)) }
         #expect(throws: CredentialStorageError.self) { try ProtectionSpace(canonicalEncoding: space.canonicalEncoding) }

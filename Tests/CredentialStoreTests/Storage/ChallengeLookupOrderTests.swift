@@ -3,7 +3,7 @@ import Testing
 import CredentialStore
 import CredentialStoreTestSupport
 
-/// The one order in which a challenge's space finds its credential (issue 14, points 1 and 2):
+/// The one order in which a challenge's space finds its credential:
 /// the exact space; the same realm under a compatible method (`.default` means any password
 /// method, a Digest-only credential never answers Basic); the origin's credential without a realm.
 /// Never across scheme, host, port or between proxy and server; a challenge without a realm
@@ -145,7 +145,7 @@ import CredentialStoreTestSupport
     }
 }
 
-/// Issue 14, point 4: the calls people reach for, without a dummy password.
+/// The calls people reach for, without a dummy password.
 @Suite struct ConvenienceTests {
     @Test func setDefaultByUserKeepsThePasswordAndTier() throws {
         let store = try TemporaryStore()

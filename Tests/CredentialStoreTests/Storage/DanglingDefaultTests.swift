@@ -9,7 +9,7 @@ import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
 /// A default choice that names no credential is the trace of a row deleted outside credstore, and
-/// every lookup refuses it (issue 12, finding 6), even when a single row is left to answer.
+/// every lookup refuses it, even when a single row is left to answer.
 @Suite struct DanglingDefaultTests {
     let store: TemporaryStore
     let space = Fixture.space(realm: "Staff")

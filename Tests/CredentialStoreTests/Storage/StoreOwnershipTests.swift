@@ -10,7 +10,7 @@ import CredentialStoreTestSupport
 import Glibc
 #endif
 
-/// Issue 12, finding 7: files another user owns are not used, and a store put in the place of
+/// Files another user owns are not used, and a store put in the place of
 /// this path's own is refused.
 @Suite(.cheapKeyDerivation) struct StoreOwnershipTests {
     /// The tests run as root here; as anyone else they cannot give a file away, and are skipped.

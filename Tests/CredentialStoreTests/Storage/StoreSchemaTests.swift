@@ -10,8 +10,8 @@ import CredentialStorePersistence
 import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
-/// Opening refuses a store whose schema is not exactly what the migrations built (issue 12,
-/// finding 6): a trigger, view, index or table planted with `sqlite3`, or one removed.
+/// Opening refuses a store whose schema is not exactly what the migrations built: a trigger,
+/// view, index or table planted with `sqlite3`, or one removed.
 @Suite struct StoreSchemaTests {
     /// Fails when a migration was added or changed and ``StoreSchema/pinned`` was not regenerated;
     /// its message is the new value to paste.

@@ -11,7 +11,7 @@ import CredentialStoreTestSupport
 import Glibc
 #endif
 
-/// Issue 12, findings 3 to 5: untrusting a device, imports that neither trap on hostile numbers
+/// Untrusting a device, imports that neither trap on hostile numbers
 /// nor spend memory or CPU on a bundle before its signer and parameters are checked.
 @Suite(.cheapKeyDerivation) struct SyncResilienceTests {
     let laptop: SyncPeer

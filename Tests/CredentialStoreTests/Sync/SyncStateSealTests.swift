@@ -8,7 +8,7 @@ import CredentialStorePersistence
 import CredentialStoreChallenges
 import CredentialStoreTestSupport
 
-/// Issue 12, finding 1: the sync state (registers, sync defaults, clock, device identity) was
+/// The sync state (registers, sync defaults, clock, device identity) was
 /// outside the table seal, and a merge took a missing local register for "older than anything".
 /// Deleting registers with plain SQL then let an older bundle bring back an old password or a
 /// removed credential. Now every export, import and listing refuses the deletion (they check every

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the store in this folder with the credstore of commit d83336d (main before credentials had
-# details, issue 16), whose git helper kept password_expiry_utc and oauth_refresh_token in hidden
+# details), whose git helper kept password_expiry_utc and oauth_refresh_token in hidden
 # companion credentials (protocol git-credential-meta+PROTO). The test that opens it with today's
 # code: Tests/CredentialStoreTests/Storage/CredentialDetailsMigrationTests.swift.
 #
