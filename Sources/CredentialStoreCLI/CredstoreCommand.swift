@@ -165,6 +165,8 @@ public struct CredstoreCommand: AsyncParsableCommand {
             (status, message) = (failure.exitCode, failure.message)
         case let failure as FormatError:
             (status, message) = (.dataError, failure.message)
+        case let failure as ReadError:
+            (status, message) = (.ioError, failure.message)
         case let failure as CredentialStorageError:
             let names = configuration.subcommands.compactMap { $0.configuration.commandName }
             (status, message) = (failure.code.exitCode, failure.messageWithAdvice(command: arguments.first(where: names.contains)))

@@ -117,6 +117,10 @@ package enum ForeignImport {
                     guard let found = names.firstIndex(of: column) else {
                         throw FormatError("the header has no \(String(reflecting: column)) column, so this is not a \(format.title) (see `credstore help import`); nothing was imported")
                     }
+                    // Two columns of one name: which holds the password is a guess not taken.
+                    guard names.lastIndex(of: column) == found else {
+                        throw FormatError("the header names the \(String(reflecting: column)) column twice; nothing was imported")
+                    }
                     return found
                 }
                 header = (first.fields.count, try index(columns.url), try index(columns.user), try index(columns.password),
@@ -129,7 +133,8 @@ package enum ForeignImport {
             let fields = record.fields
             var row = Row(line: record.line, name: fields[header.name], space: nil, user: fields[header.user], password: fields[header.password])
             if let type = header.type, fields[type] != "login" {
-                row.skipped = "a Bitwarden \(fields[type].isEmpty ? "untyped" : fields[type]) item, not a login"
+                let named = fields[type].isEmpty ? "untyped" : ForeignImport.word(fields[type])
+                row.skipped = named.map { "a Bitwarden \($0) item, not a login" } ?? "a Bitwarden item that is not a login"
                 return [row]
             }
             // Bitwarden joins a login's URIs with commas in the one field.
@@ -195,6 +200,15 @@ package enum ForeignImport {
         }
     }
 
+    /// `text` as a reason may repeat it: a short word of the letters a scheme or an item type is
+    /// spelled with, or nil. A reason is kept until the report, and the file's text could be
+    /// anything (a megabyte, a password): only a word that is plainly a name is said.
+    static func word(_ text: some StringProtocol) -> String? {
+        guard !text.isEmpty, text.utf8.count <= 32,
+              text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-._".contains($0)) }) else { return nil }
+        return String(text)
+    }
+
     struct Reason: Error {
         var text: String
     }
@@ -211,9 +225,8 @@ package enum ForeignImport {
         }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "https" || scheme == "http" else {
-            // Only a scheme-like word is repeated: the text before :// could be anything.
-            let named = !scheme.isEmpty && scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
-            return .failure(Reason(text: named ? "its URL's scheme is \(scheme); only http and https logins are imported" : "its URL is not a URL with a host"))
+            return .failure(Reason(text: word(scheme).map { "its URL's scheme is \($0); only http and https logins are imported" }
+                ?? "its URL is not a URL with a host"))
         }
         let reading: URLReading
         do {
@@ -268,7 +281,8 @@ package enum ForeignImport {
         while decodedPath.count > 1, decodedPath.hasSuffix("/") { decodedPath.removeLast() }
         (row.user, row.password) = (user, password)
         guard scheme == "https" || scheme == "http" else {
-            row.skipped = "its protocol is \(scheme); only http and https credentials are imported"
+            row.skipped = word(scheme).map { "its protocol is \($0); only http and https credentials are imported" }
+                ?? "its protocol is not http or https, the only ones imported"
             return row
         }
         var request = GitCredentialRequest()

@@ -74,10 +74,14 @@ package struct GitCredentialRequest: Equatable {
         guard let `protocol`, !`protocol`.isEmpty, let host, !host.isEmpty else { return nil }
         var name = host
         var port = 0
-        // `host` may carry a port: `example.com:8443` or `[::1]:8443`.
+        // `host` may carry a port: `example.com:8443` or `[::1]:8443`, spelled as a URL's port
+        // must be (digits, no leading zero, 1 to 65535): `:0`, `:00443` or `:+443` name no space.
         if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]"),
-           host.hasPrefix("[") || host.firstIndex(of: ":") == colon,
-           let number = Int(host[host.index(after: colon)...]) {
+           host.hasPrefix("[") || host.firstIndex(of: ":") == colon {
+            let digits = host[host.index(after: colon)...]
+            guard !digits.isEmpty, digits.utf8.count <= 5, digits.first != "0",
+                  digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                  let number = Int(digits), number <= 65_535 else { return nil }
             name = String(host[..<colon])
             port = number
         }

@@ -200,7 +200,8 @@ package enum Netrc {
                     if blank { break }
                 }
             default:
-                throw FormatError("line \(at): unknown netrc keyword \(String(reflecting: keyword)); the netrc file is malformed and nothing was imported")
+                // The word is not repeated: after `password correct horse`, it is the password's rest.
+                throw FormatError("line \(at): a word where a netrc keyword (machine, login, password, account, macdef, default) should be; a value with spaces must be quoted (\"…\"). The netrc file is malformed and nothing was imported")
             }
         }
         finish()

@@ -6,7 +6,8 @@
 package protocol ScalarSource {
     /// The next scalar; nil at the end of the input.
     ///
-    /// - Throws: ``FormatError`` when the bytes are not UTF-8 or the input cannot be read.
+    /// - Throws: ``FormatError`` when the bytes are not UTF-8, ``ReadError`` when the input
+    ///   cannot be read.
     mutating func nextScalar() throws -> Unicode.Scalar?
 }
 

@@ -20,12 +20,13 @@ package struct ScalarStream: ScalarSource {
     private var end: Int
     /// What the input is called in an error: "the file", a path.
     private let name: String
-    /// What owns the descriptor, kept alive (and the descriptor open) while this reads it.
-    private let owner: AnyObject?
+    /// What owns the descriptor, kept alive (and the descriptor open) while this reads it, and
+    /// told of every chunk read.
+    private let owner: (any ScalarStreamOwner)?
     private static let chunk = 64 * 1024
 
     /// Reads `descriptor` from where it stands; `owner` closes it once nothing holds it.
-    package init(descriptor: Int32, name: String, owner: AnyObject) {
+    package init(descriptor: Int32, name: String, owner: any ScalarStreamOwner) {
         self.descriptor = descriptor
         buffer = [UInt8](repeating: 0, count: Self.chunk)
         end = 0
@@ -51,22 +52,29 @@ package struct ScalarStream: ScalarSource {
                 count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             } while count < 0 && errno == EINTR
             guard count >= 0 else {
-                throw FormatError("could not read \(name): \(String(cString: strerror(errno))); nothing was imported")
+                throw ReadError("could not read \(name): \(String(cString: strerror(errno))); nothing was imported")
             }
             (index, end) = (0, count)
             guard count > 0 else { return nil }
+            buffer.withUnsafeBytes { owner?.didRead(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
         defer { index += 1 }
         return buffer[index]
     }
 
+    /// The line being read, from 1, for an error.
+    private var line = 1
+
     private var notUTF8: FormatError {
-        FormatError("\(name) is not UTF-8 text; export it again as UTF-8 (every manager's export is); nothing was imported")
+        FormatError("line \(line) of \(name) is not UTF-8 text; export it again as UTF-8 (every manager's export is); nothing was imported")
     }
 
     package mutating func nextScalar() throws -> Unicode.Scalar? {
         guard let lead = try nextByte() else { return nil }
-        if lead < 0x80 { return Unicode.Scalar(lead) }
+        if lead < 0x80 {
+            if lead == UInt8(ascii: "\n") { line += 1 }
+            return Unicode.Scalar(lead)
+        }
         // The continuation bytes that may follow, the first one's range depending on the lead.
         let count: Int
         var low: UInt8 = 0x80, high: UInt8 = 0xBF
@@ -89,4 +97,10 @@ package struct ScalarStream: ScalarSource {
         guard let scalar = Unicode.Scalar(value) else { throw notUTF8 }
         return scalar
     }
+}
+
+/// What owns the descriptor a ``ScalarStream`` reads: kept alive while it reads, and shown each
+/// chunk, so that it can tell whether two reads of a file saw the same bytes.
+package protocol ScalarStreamOwner: AnyObject {
+    func didRead(_ chunk: UnsafeRawBufferPointer)
 }

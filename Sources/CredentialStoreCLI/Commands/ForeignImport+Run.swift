@@ -44,8 +44,9 @@ extension ForeignImport {
         _ next: () throws -> Row?, to storage: CredentialStorage?, persistence: Persistence?, overwrite: Bool, dryRun: Bool
     ) throws -> [Decision] {
         var decisions: [Decision] = []
-        // The line and a hash of the password of the first entry of each site and user.
-        var first: [EntryKey: (line: Int, password: Int)] = [:]
+        // The line and a hash of the password of the first entry of each site and user, and
+        // whether it went in (not when the store keeps another password).
+        var first: [EntryKey: (line: Int, password: Int, imported: Bool)] = [:]
         func decideAll(_ write: (ProtectionSpace, Credential) throws -> BatchWriteOutcome) throws {
             while let row = try next() {
                 var decision = Decision(action: .skip, reason: row.skipped)
@@ -59,7 +60,9 @@ extension ForeignImport {
                 } else if row.password.isEmpty {
                     decision.reason = "its password is empty"
                 } else if let earlier = first[key] {
-                    decision.reason = earlier.password == row.password.hashValue
+                    decision.reason = !earlier.imported
+                        ? "the same site and user as line \(earlier.line), which was not imported: only the first line of a site and user is read"
+                        : earlier.password == row.password.hashValue
                         ? "the same site and user as line \(earlier.line)"
                         : "the same site and user as line \(earlier.line), with another password: the first is imported; add this one with `credstore add` if it is the right one"
                 } else {
@@ -70,8 +73,9 @@ extension ForeignImport {
                         decision.reason = error.message
                         continue
                     }
-                    first[key] = (row.line, row.password.hashValue)
-                    switch try write(space, credential) {
+                    let outcome = try write(space, credential)
+                    first[key] = (row.line, row.password.hashValue, outcome != .keptDifferent)
+                    switch outcome {
                     case .added: decision.action = .add
                     case .updated: decision.action = .update
                     case .unchanged:
@@ -95,16 +99,17 @@ extension ForeignImport {
     ///
     /// The file is read three times, never held: once to check all of it before the store is
     /// opened (a malformed file changes nothing, not even by creating a store), once to write it
-    /// in one transaction, and once (twice for the table, which is measured before it is
-    /// written) to report on each entry. A file written to between the passes is refused before
-    /// the transaction commits.
+    /// in one transaction, and twice to report on each entry (once to see that it is still what
+    /// was written and to measure the table, once to print). A file written to between the first
+    /// two passes is refused before the transaction commits; one written to after the commit
+    /// gets the counts, which come from the write, without the entries, and a note saying why.
     static func run(file: String, format: ImportFormat, persistence: Persistence?, overwrite: Bool, dryRun: Bool,
                     global: GlobalOptions, console: Console) throws {
         let input = try ImportFile(path: file)
         func eachRow(_ body: (Row) throws -> Void) throws {
             var reader = Reader(try input.scalars(), format: format)
             while let row = try reader.next() { try body(row) }
-            try input.checkUnchanged()
+            try input.endPass()
         }
         try eachRow { _ in }
         let location = global.location(in: console)
@@ -115,14 +120,15 @@ extension ForeignImport {
             decisions = try decide({
                 if let row = try reader.next() { return row }
                 // Inside the transaction: a file changed under the import is not half imported.
-                try input.checkUnchanged()
+                try input.endPass()
                 return nil
             }, to: storage, persistence: persistence, overwrite: overwrite, dryRun: dryRun)
         } catch CredentialStorageError.Code.synchronizableRemovalNeedsOption {
             throw CommandFailure(.usage, "\(file) replaces a synchronizable credential, which --persistence \(persistence?.rawValue ?? "") would remove on every synced machine; leave out --persistence to keep each replaced credential's tier (nothing was imported)")
         }
         let count = { (action: Action) in decisions.filter { $0.action == action }.count }
-        let advice = dryRun ? nil : deletionAdvice(file: file, format: format)
+        // A pipe, /dev/stdin or a device leaves nothing to delete (and shred must not be run on it).
+        let advice = dryRun || !input.isDeletable ? nil : deletionAdvice(file: file, format: format)
         /// Each row with its decision, the row's note said for one added or updated.
         func eachOutcome(_ body: (Row, Decision) throws -> Void) throws {
             var index = 0
@@ -134,24 +140,6 @@ extension ForeignImport {
                 try body(row, decision)
             }
         }
-        var output = BufferedOutput(console.output)
-        if global.json {
-            output.write(#"{"format":"# + JSONValue.string(format.rawValue).rendered + #","dryRun":\#(dryRun)"#
-                + #","added":\#(count(.add)),"updated":\#(count(.update)),"unchanged":\#(count(.unchanged)),"skipped":\#(count(.skip))"#
-                + #","entries":["#)
-            var separator = ""
-            try eachOutcome { row, decision in
-                output.write(separator + JSONValue.object([
-                    ("line", .number(row.line)), ("action", .string(decision.action.rawValue)),
-                    ("name", .string(row.name)), ("user", .string(row.user.isEmpty ? nil : row.user)),
-                    ("space", row.space.map(Describe.spaceJSON) ?? .null), ("reason", .string(decision.reason)),
-                ]).rendered)
-                separator = ","
-            }
-            output.write(#"],"advice":"# + JSONValue.string(advice).rendered + "}\n")
-            output.flush()
-            return
-        }
         func cells(_ row: Row, _ decision: Decision) -> [String] {
             let result = switch decision.action {
             case .add: dryRun ? "would add" : "added"
@@ -161,12 +149,53 @@ extension ForeignImport {
             }
             return [String(row.line), result, row.space.map(Describe.space) ?? "", row.user, decision.reason ?? ""]
         }
-        if !decisions.isEmpty {
-            let header = ["LINE", "RESULT", "SPACE", "USER", "WHY"]
-            var widths = Table.Widths(header: header)
+        // The entries are reported from the file, read again: only once a pass has seen that it
+        // is still what was written (the table is measured on the way).
+        let header = ["LINE", "RESULT", "SPACE", "USER", "WHY"]
+        var widths = Table.Widths(header: header)
+        var entriesShown = true
+        do {
             try eachOutcome { widths.measure(cells($0, $1)) }
+        } catch {
+            entriesShown = false
+        }
+        var output = BufferedOutput(console.output)
+        /// Prints each entry; false when the file changed while they were printed.
+        func printEntries(_ body: (Row, Decision) -> Void) -> Bool {
+            do {
+                try eachOutcome(body)
+                return true
+            } catch {
+                return false
+            }
+        }
+        if global.json {
+            output.write(#"{"format":"# + JSONValue.string(format.rawValue).rendered + #","dryRun":\#(dryRun)"#
+                + #","added":\#(count(.add)),"updated":\#(count(.update)),"unchanged":\#(count(.unchanged)),"skipped":\#(count(.skip))"#
+                + #","entries":"#)
+            if entriesShown {
+                output.write("[")
+                var separator = ""
+                entriesShown = printEntries { row, decision in
+                    output.write(separator + JSONValue.object([
+                        ("line", .number(row.line)), ("action", .string(decision.action.rawValue)),
+                        ("name", .string(row.name)), ("user", .string(row.user.isEmpty ? nil : row.user)),
+                        ("space", row.space.map(Describe.spaceJSON) ?? .null), ("reason", .string(decision.reason)),
+                    ]).rendered)
+                    separator = ","
+                }
+                output.write("]")
+            } else {
+                output.write("null")
+            }
+            output.write(#","advice":"# + JSONValue.string(advice).rendered + "}\n")
+            output.flush()
+            if !entriesShown { console.errors.write(changedNote(file, dryRun: dryRun)) }
+            return
+        }
+        if !decisions.isEmpty, entriesShown {
             output.write(widths.line(header))
-            try eachOutcome { output.write(widths.line(cells($0, $1))) }
+            entriesShown = printEntries { output.write(widths.line(cells($0, $1))) }
         }
         // The file name is the user's, but shown on a terminal all the same: escaped like a cell.
         var report = Describe.cell("\(dryRun ? "Would import" : "Imported") from \(format.title) \(file): \(count(.add)) added, "
@@ -175,6 +204,13 @@ extension ForeignImport {
         if let advice { report += Describe.cell(advice) + "\n" }
         output.write(report)
         output.flush()
+        if !entriesShown { console.errors.write(changedNote(file, dryRun: dryRun)) }
+    }
+
+    /// What a report says when the file changed after the import read it: the counts stand,
+    /// the entries, read from the file again, would not match them.
+    static func changedNote(_ file: String, dryRun: Bool) -> String {
+        Describe.cell("credstore: note: \(file) changed after the import \(dryRun ? "read it" : "was written"), so its entries are not listed (or not all of them); the counts are what \(dryRun ? "an import would have done" : "was written"): see `credstore list`") + "\n"
     }
 
     /// What to do with the plain-text file once its passwords are in the store.

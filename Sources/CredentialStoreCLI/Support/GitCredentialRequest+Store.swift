@@ -5,16 +5,20 @@ import Foundation
 /// What the helper does with a request: reading it from git, and looking up, storing and erasing
 /// the credential it names in the store.
 extension GitCredentialRequest {
-    /// The most lines a request may have.
+    /// The most lines a request may have, and the most bytes: each line is read a byte at a time
+    /// (nothing after the request may be consumed), which a long request would pay for.
     static let maximumLines = 1_000
+    static let maximumBytes = 1 << 20
 
     /// Reads the request; unknown keys (`capability[]`, `state[]`, `ephemeral` …) are ignored.
     static func read(from input: any SecretInput) throws -> GitCredentialRequest {
         var lines: [String] = []
+        var bytes = 0
         while let line = try input.readLine(), !line.isEmpty {
-            // git sends a dozen lines; an endless request must not grow without bound.
-            guard lines.count < maximumLines else {
-                throw CommandFailure(.dataError, "the request has more than \(maximumLines) lines; git sends a dozen")
+            // git sends a dozen short lines; an endless request must not grow without bound.
+            bytes += line.utf8.count + 1
+            guard lines.count < maximumLines, bytes <= maximumBytes else {
+                throw CommandFailure(.dataError, "the request has more than \(maximumLines) lines or \(maximumBytes >> 10) KiB; git sends a dozen short lines")
             }
             lines.append(line)
         }

@@ -4,6 +4,9 @@ import CredentialStoreTestSupport
 import Foundation
 import Testing
 import CredentialStoreFormats
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `credstore import FILE --from FORMAT`: a user's credentials brought over from git-credential-store,
 /// KeePassXC, Bitwarden and Chrome, on files in each one's own format.
@@ -354,6 +357,52 @@ struct ForeignImportTests {
                                      stdin: "https://u:piped@p.example.com\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try get("https://p.example.com", in: sandbox).stdout == "piped\n")
+        // Nothing to delete: no `shred -u /dev/stdin`, which would unlink the link as root.
+        #expect(!result.stdout.contains("shred"), "\(result.stdout)")
+    }
+
+    /// A FIFO nobody writes to is an empty file, not an import that waits forever to open it.
+    @Test func aFIFOWithoutAWriterIsReadAsEmpty() throws {
+        let sandbox = try Sandbox()
+        let fifo = sandbox.root.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let result = try sandbox.run(["import", fifo, "--from", "chrome"] + sandbox.storeArguments)
+        #expect(result.status == 65 && result.stderr.contains("the file is empty"), "\(result.stderr)")
+    }
+
+    /// What a reason repeats of the file is a short name, never the file's text: a reason is
+    /// kept until the report, and a scheme or an item type can be a megabyte (or a password).
+    @Test func aSkipReasonRepeatsNoLongTextOfTheFile() throws {
+        let sandbox = try Sandbox()
+        let long = String(repeating: "a", count: 100_000)
+        let file = try write("""
+            name,url,username,password
+            x,\(long)://x.example.com,alice,pw
+            y,ftp://y.example.com,bob,pw
+
+            """, "export.csv", in: sandbox)
+        let result = try sandbox.run(["import", file, "--from", "chrome", "--json"] + sandbox.storeArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let reasons = try entries(result.stdout).compactMap { $0["reason"] as? String }
+        #expect(reasons.count == 2 && reasons.allSatisfy { $0.utf8.count < 200 }, "\(reasons.map(\.count))")
+        #expect(reasons.last?.contains("scheme is ftp") == true, "a short scheme is still named: \(reasons)")
+    }
+
+    @Test func aHeaderThatNamesAColumnTwiceIsRefused() throws {
+        let sandbox = try Sandbox()
+        let file = try write("name,url,username,password,password\nx,https://x.example.com,alice,one,two\n", "export.csv", in: sandbox)
+        let result = try sandbox.run(["import", file, "--from", "chrome"] + sandbox.storeArguments)
+        #expect(result.status == 65 && result.stderr.contains("\"password\" column twice"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+    }
+
+    @Test func bytesThatAreNotUTF8AreRefusedNamingTheirLine() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.root.appendingPathComponent("export.csv")
+        try Data(Array("name,url,username,password\nx,https://x.example.com,alice,pw\ny,https://y.example.com,bob,".utf8) + [0xC3, 0x28] + Array("\n".utf8)).write(to: path)
+        let result = try sandbox.run(["import", path.path, "--from", "chrome"] + sandbox.storeArguments)
+        #expect(result.status == 65 && result.stderr.contains("line 3 of") && result.stderr.contains("not UTF-8"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
     }
 
     /// The import reads the file once to check it, once to write it and again to report: a
@@ -370,6 +419,28 @@ struct ForeignImportTests {
         try handle.close()
         #expect(throws: CommandFailure.self) { try file.scalars() }
         #expect(throws: CommandFailure.self) { try file.checkUnchanged() }
+    }
+
+    /// The same size and the same modification time (restored, or a write through a shared
+    /// memory map) still show: each pass's bytes are hashed and must be the first pass's.
+    @Test func aChangeThatKeepsSizeAndTimeIsSeenByTheNextPass() throws {
+        let sandbox = try Sandbox()
+        let path = try write("https://u:pass1@a.example.com\n", "git-credentials", in: sandbox)
+        let file = try ImportFile(path: path)
+        func readAll() throws {
+            var scalars = try file.scalars()
+            while try scalars.nextScalar() != nil {}
+            try file.endPass()
+        }
+        try readAll()
+        try readAll()
+        let modified = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate]
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 10)
+        try handle.write(contentsOf: Data("EVIL1".utf8))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: modified as Any], ofItemAtPath: path)
+        #expect(throws: CommandFailure.self) { try readAll() }
     }
 
     /// The file is read 64 KiB at a time: a character whose bytes straddle two reads is one

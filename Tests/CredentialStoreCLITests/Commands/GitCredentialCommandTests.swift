@@ -55,6 +55,10 @@ struct GitCredentialCommandTests {
         let result = try sandbox.run(["git-credential", "get"], stdin: lines.map { $0 + "\n" }.joined() + "\n")
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr.contains("more than 1000 lines"), "\(result.stderr)")
+        // Long lines, fewer than a thousand of them: the same.
+        let long = ["protocol=https", "host=git.example.com"] + Array(repeating: "wwwauth[]=" + String(repeating: "b", count: 60_000), count: 20)
+        let longResult = try sandbox.run(["git-credential", "get"], stdin: long.map { $0 + "\n" }.joined() + "\n")
+        #expect(longResult.status == 65 && longResult.stderr.contains("1024 KiB"), "\(longResult.stderr)")
     }
 
     /// git sends what it gets as Basic: a credential stored for Digest (or NTLM) never reaches it,
@@ -127,6 +131,18 @@ struct GitCredentialCommandTests {
         #expect(try helper(sandbox, "get", origin + ["username=carol"]).stdout == "")
         #expect(try helper(sandbox, "get", ["protocol=https", "host=git.example.com"]).stdout == "", "port 443 is another space")
         #expect(try sandbox.run(["get", "https://git.example.com:8443", "--user", "alice"]).stdout == "a\n")
+    }
+
+    /// A port in git's `host` is read as a URL's port is: `:0`, a leading zero or a sign name no
+    /// space, so nothing is stored under another port's spelling and nothing answers for it.
+    @Test(arguments: ["db.example.com:0", "db.example.com:00443", "db.example.com:+443", "db.example.com:65536"])
+    func aPortAURLCouldNotSpellNamesNoSpace(host: String) throws {
+        let sandbox = try Sandbox()
+        _ = try helper(sandbox, "store", ["protocol=https", "host=db.example.com", "username=alice", "password=p443"])
+        _ = try helper(sandbox, "store", ["protocol=https", "host=\(host)", "username=mallory", "password=planted"])
+        #expect(try helper(sandbox, "get", ["protocol=https", "host=\(host)"]).stdout == "", "\(host)")
+        let listed = try jsonArray(sandbox.run(["list", "--json"]).stdout)
+        #expect(listed.count == 1 && listed.first?["user"] as? String == "alice", "\(host): \(listed)")
     }
 
     @Test func wwwauthPicksTheRealm() throws {

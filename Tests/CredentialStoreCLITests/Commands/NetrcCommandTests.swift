@@ -41,6 +41,17 @@ struct NetrcCommandTests {
         #expect(listed.allSatisfy { $0["persistence"] as? String == "permanent" })
     }
 
+    /// A password with spaces, unquoted, reads as a password and then words that are no
+    /// keyword: the file is refused, and the error repeats none of them.
+    @Test func anUnquotedPasswordWithSpacesIsRefusedWithoutRepeatingIt() throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.root.appendingPathComponent("netrc")
+        try "machine api.example.com login alice password correct horse battery staple\n".write(to: file, atomically: true, encoding: .utf8)
+        let imported = try sandbox.run(["netrc", "import", file.path] + sandbox.storeArguments)
+        #expect(imported.status == 65 && imported.stderr.contains("line 1:") && imported.stderr.contains("must be quoted"), "\(imported.stderr)")
+        for word in ["correct", "horse", "battery", "staple"] { #expect(!imported.stderr.contains(word), "\(imported.stderr)") }
+    }
+
     /// A netrc file is read whole, up to its cap: a longer one is refused without being read
     /// on, and nothing is stored.
     @Test func aNetrcLongerThanItsCapIsRefused() throws {
