@@ -97,7 +97,7 @@ extension ForeignImport {
 
     /// Runs `credstore import FILE --from FORMAT`.
     ///
-    /// The file is read three times, never held: once to check all of it before the store is
+    /// The file is read four times, never held: once to check all of it before the store is
     /// opened (a malformed file changes nothing, not even by creating a store), once to write it
     /// in one transaction, and twice to report on each entry (once to see that it is still what
     /// was written and to measure the table, once to print). A file written to between the first
