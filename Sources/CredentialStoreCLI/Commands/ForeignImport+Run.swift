@@ -210,7 +210,8 @@ extension ForeignImport {
     /// What a report says when the file changed after the import read it: the counts stand,
     /// the entries, read from the file again, would not match them.
     static func changedNote(_ file: String, dryRun: Bool) -> String {
-        Describe.cell("credstore: note: \(file) changed after the import \(dryRun ? "read it" : "was written"), so its entries are not listed (or not all of them); the counts are what \(dryRun ? "an import would have done" : "was written"): see `credstore list`") + "\n"
+        Describe.cell("credstore: note: \(file) changed after the import \(dryRun ? "read it" : "was written"), so its entries are not listed (or not all of them); the counts are "
+            + (dryRun ? "what an import would have done" : "what was written: see `credstore list`")) + "\n"
     }
 
     /// What to do with the plain-text file once its passwords are in the store.

@@ -103,7 +103,7 @@ struct CurlFilesFolder {
         }
         guard info.st_mode & 0o077 == 0 else {
             let mode = String(info.st_mode & 0o777, radix: 8)
-            throw CommandFailure(.noPermission, "\(path) is open to others (mode \(mode)); close it with `chmod 700 \(path)`, or give --dir another folder")
+            throw CommandFailure(.noPermission, "\(path) is open to others (mode \(mode)); close it with `chmod 700 \(ShellWords.quoted(path))`, or give --dir another folder")
         }
         try checkAncestors()
     }
@@ -129,7 +129,7 @@ struct CurlFilesFolder {
             }
             guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
                 let mode = String(info.st_mode & 0o7777, radix: 8)
-                throw CommandFailure(.noPermission, "\(ancestor), above \(path), can be written by others (mode \(mode)), who could put another folder in its place; close it with `chmod go-w \(ancestor)`, or give --dir another folder")
+                throw CommandFailure(.noPermission, "\(ancestor), above \(path), can be written by others (mode \(mode)), who could put another folder in its place; close it with `chmod go-w \(ShellWords.quoted(ancestor))`, or give --dir another folder")
             }
             guard ancestor != "/" else { return }
             ancestor = (ancestor as NSString).deletingLastPathComponent
