@@ -2,6 +2,13 @@
 
 import PackageDescription
 
+// A release `credstore` (and `credstore-tls`) is a static executable on Linux however it is built,
+// stripped as it is linked; see the `credstore` target.
+let staticExecutable: (swift: [SwiftSetting], linker: [LinkerSetting]) = (
+    [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))],
+    [.unsafeFlags(["-static-executable", "-Xlinker", "--strip-all"], .when(platforms: [.linux], configuration: .release))]
+)
+
 let package = Package(
     name: "credstore",
     platforms: [.macOS(.v15)],
@@ -15,6 +22,9 @@ let package = Package(
         .library(name: "CredentialStoreTLS", targets: ["CredentialStoreTLS"]),
         .library(name: "CredentialStoreNIOSSL", targets: ["CredentialStoreNIOSSL"]),
         .executable(name: "credstore", targets: ["credstore"]),
+        // `credstore` with the TLS libraries linked, which `credstore` runs for the TLS commands
+        // (docs/architecture.md, "The TLS half"): scripts/install and the .deb install both.
+        .executable(name: "credstore-tls", targets: ["credstore-tls"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -127,10 +137,6 @@ let package = Package(
             dependencies: [
                 "CredentialStore",
                 "CredentialStoreFormats",
-                // `identity`, `pin` and `curl-args`: PEM and PKCS #12, certificate summaries, and
-                // fetching a server's chain for `pin add --from-server`.
-                "CredentialStoreTLS",
-                "CredentialStoreNIOSSL",
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // To give the library a quiet logger: swift-log's default prints info lines on stderr.
@@ -150,8 +156,23 @@ let package = Package(
             // because a package that depends on this one builds only the library products. It is
             // stripped as it is linked (a third of its size is symbols), so the README's build and
             // scripts/install give the same bytes.
-            swiftSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))],
-            linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "--strip-all"], .when(platforms: [.linux], configuration: .release))]
+            swiftSettings: staticExecutable.swift,
+            linkerSettings: staticExecutable.linker
+        ),
+        // The same tool with CredentialStoreTLS and CredentialStoreNIOSSL behind the TLS commands:
+        // `identity`, `pin` and `curl-args` read and write PEM and PKCS #12, summarise certificates
+        // and fetch a server's chain through swift-certificates and swift-nio-ssl, which bring
+        // swift-nio and two copies of BoringSSL. Built and linked as `credstore` is.
+        .executableTarget(
+            name: "credstore-tls",
+            dependencies: [
+                "CredentialStoreCLI",
+                "CredentialStore",
+                "CredentialStoreTLS",
+                "CredentialStoreNIOSSL",
+            ],
+            swiftSettings: staticExecutable.swift,
+            linkerSettings: staticExecutable.linker
         ),
         // A tiny second process for the cross-process tests (notifications, concurrent writers).
         .executableTarget(
@@ -217,7 +238,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CredentialStoreCLITests",
-            dependencies: ["CredentialStoreCLI", "CredentialStoreFormats", "CredentialStore", "CredentialStoreTestSupport", "credstore"]
+            dependencies: ["CredentialStoreCLI", "CredentialStoreFormats", "CredentialStore", "CredentialStoreTestSupport", "credstore", "credstore-tls"]
         ),
         .testTarget(
             name: "CredentialStoreTLSTests",

@@ -1,6 +1,8 @@
 public import ArgumentParser
 import CredentialStore
 import CredentialStoreFormats
+import Dispatch
+import Foundation
 
 /// The `credstore` command: administers an encrypted credential store from the shell.
 ///
@@ -86,6 +88,18 @@ public struct CredstoreCommand: AsyncParsableCommand {
         } catch {
             return report(error, arguments: arguments, to: console)
         }
+    }
+
+    /// Runs this process's command line and exits with its status: all that `credstore`'s and
+    /// `credstore-tls`'s `main.swift` do (the latter installs its ``TLSToolkit`` first).
+    public static func runAsProcess() -> Never {
+        // Before anything can hold a secret: no core dump, no ptrace attach.
+        ProcessHardening.apply()
+        let arguments = arguments(of: CommandLine.arguments)
+        // Every command but `watch` runs right here, without starting the concurrency runtime.
+        if let status = executeSynchronously(arguments) { Foundation.exit(status) }
+        Task { Foundation.exit(await execute(arguments)) }
+        dispatchMain()
     }
 
     /// The name git runs a helper by when `credential.helper` is `credstore`: a link by this name

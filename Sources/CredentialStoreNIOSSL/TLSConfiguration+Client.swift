@@ -1,5 +1,5 @@
 public import CredentialStoreCore
-public import CredentialStoreTLS
+import CredentialStoreTLS
 public import NIOSSL
 
 extension TLSConfiguration {

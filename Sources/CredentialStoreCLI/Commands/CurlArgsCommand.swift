@@ -1,7 +1,6 @@
 import ArgumentParser
 import CredentialStore
 import CredentialStoreFormats
-import CredentialStoreTLS
 import Foundation
 
 /// `credstore curl-args URL`: curl's `--cert/--key/--pinnedpubkey/--cacert` for a server, from
@@ -58,6 +57,8 @@ struct CurlArgsCommand: ParsableCommand {
             try folder.remove(server)
             return
         }
+        // Before the store opens: a passphrase store's prompt would come again in credstore-tls.
+        let tls = try TLSCommands.toolkit()
         let storage = try global.location(in: console).openIfPresent(console)
         let identity = try storage?.identity(forHost: host, port: port)
         let trust = try storage?.serverTrust(forHost: host, port: port)
@@ -67,8 +68,8 @@ struct CurlArgsCommand: ParsableCommand {
             try folder.prepare()
             let certificate = folder.file(server, ".crt"), key = folder.file(server, ".key")
             // Written afresh each time: the stored identity may have changed since the last call.
-            try TLSFiles.replace(certificate, Array(identity.pemCertificates.utf8))
-            try TLSFiles.replace(key, Array(identity.pemPrivateKey.utf8))
+            try TLSFiles.replace(certificate, Array(tls.pem(certificates: identity.certificateChain).utf8))
+            try TLSFiles.replace(key, Array(tls.pemPrivateKey(of: identity).utf8))
             arguments += [("cert", certificate), ("key", key)]
         }
         if let trust, !trust.pins.isEmpty {
@@ -78,7 +79,7 @@ struct CurlArgsCommand: ParsableCommand {
             try folder.prepare()
             var bundle = Self.systemRoots.lazy.compactMap { FileManager.default.contents(atPath: $0) }.first.map { [UInt8]($0) } ?? []
             if !bundle.isEmpty, bundle.last != 0x0A { bundle.append(0x0A) }
-            bundle += Array(CertificatePEM.encode(trust.anchors).utf8)
+            bundle += Array(tls.pem(certificates: trust.anchors).utf8)
             let file = folder.file(server, "-ca.pem")
             try TLSFiles.replace(file, bundle)
             arguments.append(("cacert", file))

@@ -1,7 +1,5 @@
 import ArgumentParser
 import CredentialStore
-import CredentialStoreNIOSSL
-import CredentialStoreTLS
 import Foundation
 
 /// `credstore identity`: TLS client identities (a certificate chain and its key) per server.
@@ -37,22 +35,23 @@ struct IdentityCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
+            let tls = try TLSCommands.toolkit()
             let console = Console.current
             let contents = try TLSFiles.read(file)
             let identity: ClientIdentity
             if TLSFiles.isPEM(contents) {
-                do { identity = try ClientIdentity(pem: String(decoding: contents, as: UTF8.self)) } catch { throw failure(error) }
+                do { identity = try tls.identity(pem: String(decoding: contents, as: UTF8.self)) } catch { throw failure(error) }
             } else {
                 let password = try console.readExistingSecret(prompt: "Password for \(file): ", what: "PKCS #12 password")
-                do { identity = try ClientIdentity(pkcs12: contents, password: password) } catch { throw failure(error) }
+                do { identity = try tls.identity(pkcs12: contents, password: password) } catch { throw failure(error) }
             }
             let storage = try global.location(in: console).openOrCreate(console)
             try storage.setIdentity(identity, for: endpoint.endpoint, persistence: persistence?.persistence,
                                     options: synchronizable ? .removeSynchronizable : [])
-            let summary = identity.leafSummary
+            let summary = IdentityJSON.leafSummary(of: identity, tls)
             if global.json {
                 let stored = try persistence?.persistence ?? storage.identities()[endpoint.endpoint]?.persistence ?? .permanent
-                console.output.write(IdentityJSON.object(endpoint.endpoint, identity, stored).rendered + "\n")
+                console.output.write(IdentityJSON.object(endpoint.endpoint, identity, stored, tls).rendered + "\n")
             } else {
                 // The subject is the certificate's text, chosen by whoever made it: escaped, as every
                 // table cell is, so that it cannot drive the terminal.
@@ -72,6 +71,7 @@ struct IdentityCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
+            let tls = try TLSCommands.toolkit()
             let console = Console.current
             guard let storage = try global.location(in: console).openIfPresent(console) else {
                 console.output.write(global.json ? "[]\n" : "No client identities\n")
@@ -79,7 +79,7 @@ struct IdentityCommand: ParsableCommand {
             }
             let identities = try storage.identities().sorted { $0.key.description < $1.key.description }
             if global.json {
-                console.output.write(JSONValue.array(identities.map { IdentityJSON.object($0.key, $0.value.identity, $0.value.persistence) }).rendered + "\n")
+                console.output.write(JSONValue.array(identities.map { IdentityJSON.object($0.key, $0.value.identity, $0.value.persistence, tls) }).rendered + "\n")
                 return
             }
             guard !identities.isEmpty else {
@@ -88,7 +88,7 @@ struct IdentityCommand: ParsableCommand {
             }
             var table = Table(header: ["SERVER", "SUBJECT", "ISSUER", "EXPIRES", "PERSISTENCE"])
             for (endpoint, item) in identities {
-                let summary = item.identity.leafSummary
+                let summary = IdentityJSON.leafSummary(of: item.identity, tls)
                 let expires = summary.map { Describe.timestamp($0.notAfter) + ($0.notAfter <= Date() ? " (expired)" : "") } ?? "-"
                 table.rows.append([Describe.endpoint(endpoint), summary?.subject ?? "?", summary?.issuer ?? "?", expires, item.persistence.rawValue])
             }
@@ -118,6 +118,7 @@ struct IdentityCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
+            let tls = try TLSCommands.toolkit()
             let console = Console.current
             // Both destinations first, before the store is opened (TLSFiles.openDestination), and
             // removed again if the export does not finish: nothing is left half done.
@@ -128,8 +129,8 @@ struct IdentityCommand: ParsableCommand {
                       let identity = try storage.identity(for: endpoint.endpoint) else {
                     throw CommandFailure(.notFound, "no client identity is stored for \(Describe.endpoint(endpoint.endpoint))")
                 }
-                try TLSFiles.write(certificate, Array(identity.pemCertificates.utf8))
-                try TLSFiles.write(key, Array(identity.pemPrivateKey.utf8))
+                try TLSFiles.write(certificate, Array(tls.pem(certificates: identity.certificateChain).utf8))
+                try TLSFiles.write(key, Array(tls.pemPrivateKey(of: identity).utf8))
             } catch {
                 TLSFiles.discard(certificate)
                 TLSFiles.discard(key)
@@ -155,6 +156,7 @@ struct IdentityCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
+            let tls = try TLSCommands.toolkit()
             let console = Console.current
             let storage = try global.location(in: console).openIfPresent(console)
             let removing = try storage?.identity(for: endpoint.endpoint)
@@ -163,15 +165,15 @@ struct IdentityCommand: ParsableCommand {
                 throw CommandFailure(.notFound, "no client identity is stored for \(Describe.endpoint(endpoint.endpoint))")
             }
             if !global.json { console.output.write("Removed the client identity for \(Describe.endpoint(endpoint.endpoint))\n") }
-            removeCurlFiles(holding: removing, console: console)
+            removeCurlFiles(holding: removing, tls, console: console)
         }
 
         /// `curl-args` wrote the identity's key in the clear: every server's files that hold it go
         /// with it, in each default folder, and nothing else does (a file holding another key,
         /// another store's included, stays; so does a server's `-ca.pem`). A `--dir` folder is the
         /// user's to clean (`curl-args URL --dir D --clean`).
-        private func removeCurlFiles(holding identity: ClientIdentity, console: Console) {
-            let key = Array(identity.pemPrivateKey.utf8)
+        private func removeCurlFiles(holding identity: ClientIdentity, _ tls: any TLSToolkit, console: Console) {
+            let key = Array(tls.pemPrivateKey(of: identity).utf8)
             for folder in CurlFilesFolder.standardFolders(console) {
                 do {
                     try folder.removeFiles(holding: key)
@@ -185,8 +187,8 @@ struct IdentityCommand: ParsableCommand {
 
 /// An identity as `identity list --json` and `import --json` print it: never its key.
 enum IdentityJSON {
-    static func object(_ endpoint: TLSEndpoint, _ identity: ClientIdentity, _ persistence: Persistence) -> JSONValue {
-        let summary = identity.leafSummary
+    static func object(_ endpoint: TLSEndpoint, _ identity: ClientIdentity, _ persistence: Persistence, _ tls: any TLSToolkit) -> JSONValue {
+        let summary = leafSummary(of: identity, tls)
         return .object([
             ("host", .string(endpoint.host)),
             ("port", endpoint.port.map { .number($0) } ?? .null),
@@ -199,5 +201,11 @@ enum IdentityJSON {
             ("certificates", .number(identity.certificateChain.count)),
             ("persistence", .string(persistence.rawValue)),
         ])
+    }
+
+    /// The summary of the identity's own certificate, the leaf; nil for an identity without a
+    /// readable one.
+    static func leafSummary(of identity: ClientIdentity, _ tls: any TLSToolkit) -> CertificateSummary? {
+        identity.certificateChain.first.flatMap(tls.summary(of:))
     }
 }

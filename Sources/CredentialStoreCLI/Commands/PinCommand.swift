@@ -1,7 +1,5 @@
 import ArgumentParser
 import CredentialStore
-import CredentialStoreNIOSSL
-import CredentialStoreTLS
 import Foundation
 
 /// `credstore pin`: what a server must present, per host: public-key pins and extra anchors.
@@ -57,6 +55,7 @@ struct PinCommand: ParsableCommand {
         }
 
         func run() throws {
+            let tls = try TLSCommands.toolkit()
             let console = Console.current
             let target = try EndpointText(server)
             var added: Set<PublicKeyPin> = []
@@ -68,23 +67,23 @@ struct PinCommand: ParsableCommand {
             }
             var anchors: [[UInt8]] = []
             if let anchor {
-                do { anchors = try CertificatePEM.decode(String(decoding: try TLSFiles.read(anchor), as: UTF8.self)) } catch let error as ClientIdentityError {
+                do { anchors = try tls.certificates(pem: String(decoding: try TLSFiles.read(anchor), as: UTF8.self)) } catch let error as ClientIdentityError {
                     throw CommandFailure(.dataError, "\(anchor): \(error.description)")
                 }
             }
             if fromServer {
                 let chain: [[UInt8]]
                 do {
-                    chain = try ServerCertificates.fetch(host: target.host, port: target.port ?? 443)
+                    chain = try tls.serverCertificates(host: target.host, port: target.port ?? 443)
                 } catch {
                     throw CommandFailure(.ioError, "could not fetch the certificates of \(target.host):\(target.port ?? 443): \(error)")
                 }
-                guard let leaf = chain.first, let summary = CertificateSummary(certificate: leaf) else {
+                guard let leaf = chain.first, let summary = tls.summary(of: leaf) else {
                     throw CommandFailure(.dataError, "\(target.host) presented no certificate credstore can read")
                 }
                 if !global.json {
                     for (index, certificate) in chain.enumerated() {
-                        guard let summary = CertificateSummary(certificate: certificate) else { continue }
+                        guard let summary = tls.summary(of: certificate) else { continue }
                         let expired = summary.notAfter <= Date() ? " (expired)" : ""
                         console.output.write("\(index == 0 ? "server" : "issuer \(index)"): \(Describe.cell(summary.subject))\n  pin: \(summary.publicKeyPin)\n  valid until \(Describe.timestamp(summary.notAfter))\(expired)\n")
                     }
@@ -108,7 +107,7 @@ struct PinCommand: ParsableCommand {
                                        options: synchronizable ? .removeSynchronizable : [])
             if global.json {
                 let stored = try persistence?.persistence ?? storage.serverTrusts()[target.endpoint]?.persistence ?? .permanent
-                console.output.write(PinJSON.object(target.endpoint, trust, stored).rendered + "\n")
+                console.output.write(PinJSON.object(target.endpoint, trust, stored, tls).rendered + "\n")
             } else {
                 console.output.write("\(Describe.endpoint(target.endpoint)): \(trust.pins.count) pin(s), \(trust.anchors.count) anchor(s)\(trust.pins.count == 1 ? "; add a backup pin before the server's key changes" : "")\n")
             }
@@ -122,10 +121,11 @@ struct PinCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
+            let tls = try TLSCommands.toolkit()
             let console = Console.current
             let trusts = try global.location(in: console).openIfPresent(console)?.serverTrusts().sorted { $0.key.description < $1.key.description } ?? []
             if global.json {
-                console.output.write(JSONValue.array(trusts.map { PinJSON.object($0.key, $0.value.trust, $0.value.persistence) }).rendered + "\n")
+                console.output.write(JSONValue.array(trusts.map { PinJSON.object($0.key, $0.value.trust, $0.value.persistence, tls) }).rendered + "\n")
                 return
             }
             guard !trusts.isEmpty else {
@@ -138,7 +138,7 @@ struct PinCommand: ParsableCommand {
                     table.rows.append([Describe.endpoint(endpoint), pin.description, item.persistence.rawValue])
                 }
                 for anchor in item.trust.anchors {
-                    table.rows.append([Describe.endpoint(endpoint), "anchor " + (CertificateSummary(certificate: anchor)?.subject ?? "?"), item.persistence.rawValue])
+                    table.rows.append([Describe.endpoint(endpoint), "anchor " + (tls.summary(of: anchor)?.subject ?? "?"), item.persistence.rawValue])
                 }
             }
             console.output.write(table.rendered)
@@ -193,12 +193,12 @@ struct PinCommand: ParsableCommand {
 
 /// A server's trust as `pin list --json` prints it.
 enum PinJSON {
-    static func object(_ endpoint: TLSEndpoint, _ trust: ServerTrust, _ persistence: Persistence) -> JSONValue {
+    static func object(_ endpoint: TLSEndpoint, _ trust: ServerTrust, _ persistence: Persistence, _ tls: any TLSToolkit) -> JSONValue {
         .object([
             ("host", .string(endpoint.host)),
             ("port", endpoint.port.map { .number($0) } ?? .null),
             ("pins", .array(trust.pins.sorted().map { .string($0.description) })),
-            ("anchors", .array(trust.anchors.map { .string(CertificateSummary(certificate: $0)?.subject) })),
+            ("anchors", .array(trust.anchors.map { .string(tls.summary(of: $0)?.subject) })),
             ("persistence", .string(persistence.rawValue)),
         ])
     }

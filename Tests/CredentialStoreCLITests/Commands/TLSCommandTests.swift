@@ -233,4 +233,54 @@ import Testing
         let listed = try sandbox.run(["identity", "list"] + sandbox.storeArguments)
         #expect(!listed.stdout.contains("\u{1B}"))
     }
+
+    // MARK: credstore-tls, which credstore runs for these commands
+
+    /// The built `credstore`, and `credstore-tls` where `helperAt` says, in folders of the
+    /// sandbox: the layout of a build folder or of an install. Hard links where the file system
+    /// allows (a process sees the path it was run by, as with a copy), copies where it does not.
+    private func layout(_ sandbox: Sandbox, tool: String, helperAt helper: String?) throws -> URL {
+        func place(_ source: URL, at path: String) throws -> URL {
+            let target = sandbox.root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            do { try FileManager.default.linkItem(at: source, to: target) } catch { try FileManager.default.copyItem(at: source, to: target) }
+            return target
+        }
+        let binary = try place(Sandbox.binary, at: tool)
+        if let helper { _ = try place(Sandbox.binary.deletingLastPathComponent().appendingPathComponent("credstore-tls"), at: helper) }
+        return binary
+    }
+
+    @Test func withoutCredstoreTLSTheTLSCommandsSayWhatIsMissingAndChangeNothing() throws {
+        let sandbox = try Sandbox()
+        let alone = try layout(sandbox, tool: "alone/credstore", helperAt: nil)
+        let pin = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
+        for command in [["identity", "list"], ["identity", "import", "/dev/null", "--host", "a.example"], ["pin", "add", "a.example", pin],
+                        ["pin", "list"], ["curl-args", "https://a.example/"]] {
+            let result = try sandbox.runProgram(alone, command + sandbox.storeArguments)
+            #expect(result.status == 69, "\(command): \(result.stderr)")
+            #expect(result.stderrIsOneErrorLine)
+            #expect(result.stderr.contains("credstore-tls is not installed"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains(sandbox.root.appendingPathComponent("alone/credstore-tls").path))
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path), "a refused TLS command made a store")
+        // What needs no certificate works without it.
+        #expect(try sandbox.runProgram(alone, ["add", "https://a.example", "--user", "u"] + sandbox.storeArguments, stdin: "pw\n").status == 0)
+        #expect(try sandbox.runProgram(alone, ["get", "https://a.example"] + sandbox.storeArguments).stdout == "pw\n")
+        #expect(try sandbox.runProgram(alone, ["pin", "remove", "a.example"] + sandbox.storeArguments).status == 1)
+    }
+
+    @Test func credstoreRunsTheHelperBesideItOrInLibexecAsInstalled() throws {
+        let pki = try TestPKI()
+        let sandbox = try Sandbox()
+        try pki.sh("cat client.pem client.key > identity.pem")
+        for (tool, helper) in [("build/credstore", "build/credstore-tls"), ("prefix/bin/credstore", "prefix/libexec/credstore/credstore-tls")] {
+            let binary = try layout(sandbox, tool: tool, helperAt: helper)
+            let imported = try sandbox.runProgram(binary, ["identity", "import", pki.url("identity.pem").path, "--host", "a.example", "--json"] + sandbox.storeArguments)
+            #expect(imported.status == 0, "\(tool): \(imported.stderr)")
+            #expect(try jsonObject(imported.stdout)["subject"] as? String == "CN=credstore test client")
+            let listed = try sandbox.runProgram(binary, ["identity", "list"] + sandbox.storeArguments)
+            #expect(listed.stdout.contains("CN=credstore test client"), "\(tool): \(listed.stderr)")
+        }
+    }
 }
