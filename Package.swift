@@ -38,8 +38,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The oldest release tested: .ci/new-user builds a package that pins 2.101.2 beside this one.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Tests only: the TLS bridge is shown with a real HTTP client.
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // `swift package generate-documentation`, which .ci/docs runs; no target depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -254,7 +252,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ],

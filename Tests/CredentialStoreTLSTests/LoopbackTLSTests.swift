@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import CredentialStore
 import CredentialStoreCore
 import CredentialStoreNIOSSL
@@ -13,22 +12,22 @@ import NIOTLS
 import Testing
 
 /// The bridge against a real TLS server on loopback (`openssl s_server` requiring a client
-/// certificate from the test CA): async-http-client with the identity, and the pins through the
+/// certificate from the test CA): an HTTP/1.1 GET whose TLS handler is made from the configuration
+/// alone, as async-http-client makes its own, with the identity; and the pins through the
 /// pipeline's verification callback, before and after the server's key is rotated.
 @Suite struct LoopbackTLSTests {
-    @Test func asyncHTTPClientWithTheIdentityGets200AndWithoutItTheHandshakeFails() async throws {
+    @Test func aClientWithTheIdentityGets200AndWithoutItTheHandshakeFails() async throws {
         let pki = try TestPKI()
         let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
         defer { server.stop() }
         let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
         let trust = ServerTrust(anchors: [try pki.der("ca.pem")])
-        let url = "https://127.0.0.1:\(server.port)/"
 
         let withIdentity = try TLSConfiguration.clientConfiguration(identity: identity, trust: trust)
-        #expect(try await status(of: url, configuration: withIdentity) == 200)
+        #expect(try await status(port: server.port, configuration: withIdentity) == 200)
 
         let withoutIdentity = try TLSConfiguration.clientConfiguration(identity: nil, trust: trust)
-        await expectFailure { try await status(of: url, configuration: withoutIdentity) }
+        await expectFailure { try await status(port: server.port, configuration: withoutIdentity) }
     }
 
     @Test func theStoresIdentityAndTrustForTheHostOpenTheServer() async throws {
@@ -39,14 +38,13 @@ import Testing
         let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .directory(store.anchorDirectory))
         try storage.setIdentity(try ClientIdentity(pem: try pki.text("client.pem") + (try pki.text("client.key"))), for: TLSEndpoint(host: "127.0.0.1"))
         try storage.setServerTrust(ServerTrust(anchors: [try pki.der("ca.pem")]), for: TLSEndpoint(host: "127.0.0.1"))
-        let url = "https://127.0.0.1:\(server.port)/"
 
-        #expect(try await status(of: url, configuration: try storage.tlsClientConfiguration(host: "127.0.0.1", port: server.port)) == 200)
+        #expect(try await status(port: server.port, configuration: try storage.tlsClientConfiguration(host: "127.0.0.1", port: server.port)) == 200)
         // Another host's configuration carries no identity: the server refuses it.
         let elsewhere = try storage.tlsClientConfiguration(host: "other.example.com", port: server.port)
         #expect(elsewhere.certificateChain.isEmpty)
         #expect(try storage.removeIdentity(for: TLSEndpoint(host: "127.0.0.1")))
-        await expectFailure { try await status(of: url, configuration: try storage.tlsClientConfiguration(host: "127.0.0.1", port: server.port)) }
+        await expectFailure { try await status(port: server.port, configuration: try storage.tlsClientConfiguration(host: "127.0.0.1", port: server.port)) }
 
         // Pins from the store, through the NIO handlers: the server's pin opens, a wrong one does not.
         try storage.setIdentity(try ClientIdentity(pem: try pki.text("client.pem") + (try pki.text("client.key"))), for: TLSEndpoint(host: "127.0.0.1"))
@@ -67,10 +65,11 @@ import Testing
         let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
         defer { server.stop() }
         let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
-        // Even the right pin: async-http-client cannot check it, so it must not connect.
+        // Even the right pin: a client that builds its handler from the configuration alone
+        // (async-http-client does) cannot check it, so it must not connect.
         let pinned = ServerTrust(pins: [try #require(PublicKeyPin(certificate: try pki.der("server.pem")))], anchors: [try pki.der("ca.pem")])
         let configuration = try TLSConfiguration.clientConfiguration(identity: identity, trust: pinned)
-        await expectFailure { try await status(of: "https://127.0.0.1:\(server.port)/", configuration: configuration) }
+        await expectFailure { try await status(port: server.port, configuration: configuration) }
     }
 
     @Test func rightPinPassesWrongPinFailsWithTheTypedReason() async throws {
@@ -130,18 +129,33 @@ import Testing
         } catch {}
     }
 
-    /// The status of a GET through async-http-client with `configuration`.
-    private func status(of url: String, configuration: TLSConfiguration) async throws -> UInt {
-        var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: configuration)
-        clientConfiguration.httpVersion = .http1Only
-        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
+    /// The status of `GET https://127.0.0.1:port/` over HTTP/1.1, through a TLS handler made from
+    /// `configuration` alone: no verification callback, no name to check but the one an IP
+    /// address gives (async-http-client does the same for an address).
+    private func status(port: Int, configuration: TLSConfiguration) async throws -> UInt {
+        let context = try NIOSSLContext(configuration: configuration)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let response = group.next().makePromise(of: UInt.self)
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(ResponseStatus(response))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
+        head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
+        head.headers.add(name: "Connection", value: "close")
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         do {
-            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
-            _ = try await response.body.collect(upTo: 1 << 20)
-            try await client.shutdown()
-            return response.status.code
+            let status = try await response.futureResult.get()
+            try? await channel.close()
+            return status
         } catch {
-            try await client.shutdown()
+            try? await channel.close()
             throw error
         }
     }
@@ -194,6 +208,36 @@ private final class HandshakeOutcome: ChannelInboundHandler {
     }
 
     private func finish(_ result: Result<Void, any Error>) {
+        guard !done else { return }
+        done = true
+        promise.completeWith(result)
+    }
+}
+
+/// Completes a promise with the response's status code, or with the error or end of the channel
+/// that came first.
+private final class ResponseStatus: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    private let promise: EventLoopPromise<UInt>
+    private var done = false
+
+    init(_ promise: EventLoopPromise<UInt>) { self.promise = promise }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) { finish(.success(head.status.code)) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        finish(.failure(error))
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(.failure(ChannelError.eof))
+        context.fireChannelInactive()
+    }
+
+    private func finish(_ result: Result<UInt, any Error>) {
         guard !done else { return }
         done = true
         promise.completeWith(result)
