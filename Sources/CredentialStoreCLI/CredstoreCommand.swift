@@ -1,4 +1,4 @@
-public import ArgumentParser
+package import ArgumentParser
 import CredentialStore
 import CredentialStoreFormats
 import Dispatch
@@ -7,7 +7,7 @@ import Foundation
 /// The `credstore` command: administers an encrypted credential store from the shell.
 ///
 /// The executable calls ``execute(_:)``; tests call it too, with their own ``Console`` bound.
-public struct CredstoreCommand: AsyncParsableCommand {
+package struct CredstoreCommand: AsyncParsableCommand {
     /// The command's name, which every subcommand also gives as its `_superCommandName`: a
     /// subcommand parsed as the root (``parsedThroughItsSubcommand(_:)``) then skips ArgumentParser's
     /// check for the completion-script flags, about a third of its start-up, which only the root
@@ -15,7 +15,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
     static let name = "credstore"
 
     /// The command's name, help text, version and subcommands.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: name,
         abstract: "Store and look up passwords in an encrypted credential store.",
         discussion: """
@@ -63,14 +63,14 @@ public struct CredstoreCommand: AsyncParsableCommand {
         ])
 
     /// Creates the root command; ArgumentParser fills in what it parses.
-    public init() {}
+    package init() {}
 
     /// Runs `credstore` with `arguments` (without the program name) against ``Console/current``
     /// and returns the exit status.
     ///
     /// Every failure ends as one line on the console's stderr, `credstore: <what happened; what
     /// to do>`, and a sysexits status; help and version go to stdout with status 0.
-    public static func execute(_ arguments: [String]) async -> Int32 {
+    package static func execute(_ arguments: [String]) async -> Int32 {
         let console = Console.current
         do {
             var command: any ParsableCommand
@@ -92,7 +92,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
 
     /// Runs this process's command line and exits with its status: all that `credstore`'s and
     /// `credstore-tls`'s `main.swift` do (the latter installs its ``TLSToolkit`` first).
-    public static func runAsProcess() -> Never {
+    package static func runAsProcess() -> Never {
         // Before anything can hold a secret: no core dump, no ptrace attach.
         ProcessHardening.apply()
         let arguments = arguments(of: CommandLine.arguments)
@@ -104,12 +104,12 @@ public struct CredstoreCommand: AsyncParsableCommand {
 
     /// The name git runs a helper by when `credential.helper` is `credstore`: a link by this name
     /// to the executable (which the install and the .deb make) is `credstore git-credential`.
-    public static let gitHelperName = "git-credential-credstore"
+    package static let gitHelperName = "git-credential-credstore"
 
     /// The arguments of the command line `commandLine` (argv, program name first), as the root
     /// command parses them: the program's own when it runs as itself, `git-credential` and git's
     /// operation when it runs as ``gitHelperName``.
-    public static func arguments(of commandLine: [String]) -> [String] {
+    package static func arguments(of commandLine: [String]) -> [String] {
         let rest = Array(commandLine.dropFirst())
         guard let program = commandLine.first, program.split(separator: "/").last.map(String.init) == gitHelperName else { return rest }
         return ["git-credential"] + rest
@@ -123,7 +123,7 @@ public struct CredstoreCommand: AsyncParsableCommand {
     /// threads and a hand-off that a lookup has no use for. For the same reason a `get` and a
     /// `git-credential get` end the process themselves once they have printed (see
     /// ``Lookup/Completion/exitProcess``): call this only as the process's last act.
-    public static func executeSynchronously(_ arguments: [String]) -> Int32? {
+    package static func executeSynchronously(_ arguments: [String]) -> Int32? {
         let console = Console.current
         do {
             var command = try parsedThroughItsSubcommand(arguments) ?? parseAsRoot(arguments)

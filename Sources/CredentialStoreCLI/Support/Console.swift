@@ -3,13 +3,13 @@ import Glibc
 #endif
 
 /// Somewhere a command writes text: standard output, standard error, or a test's buffer.
-public protocol TextOutput: Sendable {
+package protocol TextOutput: Sendable {
     /// Writes `text` at once (no buffering), so a line is visible as soon as it is written.
     func write(_ text: String)
 }
 
 /// Where secrets come from: standard input or a no-echo prompt on the terminal.
-public protocol SecretInput: Sendable {
+package protocol SecretInput: Sendable {
     /// Whether standard input is a terminal, so that a secret is asked for at a prompt.
     var isTerminal: Bool { get }
     /// Reads one line of standard input without its newline; nil at end of input.
@@ -22,18 +22,18 @@ public protocol SecretInput: Sendable {
 ///
 /// Commands read ``current`` rather than the process's globals, so tests run them in-process with
 /// their own environment and buffers.
-public struct Console: Sendable {
+package struct Console: Sendable {
     /// The environment variables (`CREDSTORE_STORE`, `CREDSTORE_PASSPHRASE`, `XDG_DATA_HOME` …).
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Standard output: results.
-    public var output: any TextOutput
+    package var output: any TextOutput
     /// Standard error: the one-line error, prompts' companions, status lines.
-    public var errors: any TextOutput
+    package var errors: any TextOutput
     /// Standard input and the terminal, for passwords and passphrases.
-    public var secrets: any SecretInput
+    package var secrets: any SecretInput
 
     /// Creates a console.
-    public init(environment: [String: String], output: any TextOutput, errors: any TextOutput, secrets: any SecretInput) {
+    package init(environment: [String: String], output: any TextOutput, errors: any TextOutput, secrets: any SecretInput) {
         self.environment = environment
         self.output = output
         self.errors = errors
@@ -41,7 +41,7 @@ public struct Console: Sendable {
     }
 
     /// The process's own environment, standard streams and terminal.
-    public static var standard: Console {
+    package static var standard: Console {
         Console(
             environment: processEnvironment(),
             output: FileDescriptorOutput(fileDescriptor: 1),
@@ -50,7 +50,7 @@ public struct Console: Sendable {
     }
 
     /// The console commands run against; bind another with `Console.$current.withValue(_:operation:)`.
-    @TaskLocal public static var current: Console = .standard
+    @TaskLocal package static var current: Console = .standard
 
     /// The process's environment, read from `environ`: `ProcessInfo` would first start
     /// Foundation's CoreFoundation layer, a third of a millisecond that `credstore get` needs for

@@ -1,23 +1,23 @@
-public import ArgumentParser
+package import ArgumentParser
 import CredentialStore
 
 /// The exit statuses of `credstore`, from sysexits(3), as docs/contract.md ("The command line") lists them.
 extension ExitCode {
     /// Nothing matched: no such credential, no such store.
-    public static let notFound = ExitCode(1)
+    package static let notFound = ExitCode(1)
     /// The command line is wrong, or lacks a flag this case requires (EX_USAGE).
-    public static let usage = ExitCode(64)
+    package static let usage = ExitCode(64)
     /// The input is not valid data: a malformed URL, an empty password, an ambiguous match (EX_DATAERR).
-    public static let dataError = ExitCode(65)
+    package static let dataError = ExitCode(65)
     /// A store file could not be read or written, or is damaged (EX_IOERR).
-    public static let ioError = ExitCode(74)
+    package static let ioError = ExitCode(74)
     /// The key does not unlock the store, a row was tampered with, or a file is open to others (EX_NOPERM).
-    public static let noPermission = ExitCode(77)
+    package static let noPermission = ExitCode(77)
     /// What the command needs from the system is missing: `systemd-creds`, the kernel keyring (EX_UNAVAILABLE).
-    public static let unavailable = ExitCode(69)
+    package static let unavailable = ExitCode(69)
     /// The only credential that would answer has expired: renewing it lets the same command
     /// succeed (EX_TEMPFAIL).
-    public static let expired = ExitCode(75)
+    package static let expired = ExitCode(75)
 }
 
 extension CredentialStorageError.Code {
