@@ -604,7 +604,6 @@ def one_table(sizes, peer_sizes, builds):
          "≤ 5 ms at 1,000,000", verdict([get("credstore", n, "open_med_ms") for n in cols if n >= 1000000], 5.0))
     line("open + first `defaultCredential(for:)`, median ms", value("credstore", "open_lookup_med_ms", "ms"))
     line("first open + first lookup of a process, ms", value("credstore", "open_first_lookup_first_ms", "ms"))
-    line("open as `credstore get` does (integrityCheck .rowsOnly), median ms", value("credstore", "open_rows_only_med_ms", "ms"))
     line("**`verify()`**, median ms", value("credstore", "verify_med_ms", "ms"))
     line("**export** of N synchronizable items (recipient bundle), s", value("credstore", "export_s", "s"))
     imp = get("credstore", 100000, "import_s")

@@ -129,9 +129,6 @@ public final class CredentialStorage: Sendable {
         /// The seal's MAC and the rollback anchor: constant time, whatever the store's size. A
         /// store whose seal was edited, or which is older than its anchor, throws `tamperDetected`.
         case onOpen
-        /// The same as ``onOpen`` since the seal became a tree that every read checks; it once
-        /// skipped a full check of every row at open, which no open makes any more.
-        case rowsOnly
         /// Nothing at open beyond the key: ``CredentialStorage/verify()`` reports the seal and
         /// the anchor with every other problem. For tools that diagnose a damaged store.
         case deferredToVerify

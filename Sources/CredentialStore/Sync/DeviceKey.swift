@@ -2,7 +2,7 @@ import CredentialStoreCore
 import CredentialStoreCrypto
 import CredentialStorePersistence
 import CredentialStoreChallenges
-public import Foundation
+import Foundation
 
 /// The public key of a store's sync device: what one machine trusts, and seals its bundles to,
 /// when it syncs with another.
@@ -79,62 +79,5 @@ public struct DeviceKey: Hashable, Sendable, Codable, CustomStringConvertible {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
-    }
-}
-
-// MARK: - The text forms, before DeviceKey
-
-extension TrustedDevice {
-    /// The device's key in its text form (`csdev1:…`).
-    @available(*, deprecated, message: "use key, whose description is this text")
-    public var publicKey: String {
-        key.description
-    }
-
-    /// Creates a description of a trusted device from a key's text form, which must be a device
-    /// key: anything else is a programming error, and traps.
-    @available(*, deprecated, message: "use init(key:trusted:lastMerged:) with a DeviceKey")
-    public init(publicKey: String, trusted: Date? = nil, lastMerged: Date? = nil) {
-        guard let key = try? DeviceKey(publicKey) else { preconditionFailure("TrustedDevice(publicKey:) needs a device key (csdev1:…)") }
-        self.init(key: key, trusted: trusted, lastMerged: lastMerged)
-    }
-}
-
-extension CredentialStorage {
-    /// This store's device key in its text form (`csdev1:` and base64url).
-    @available(*, deprecated, message: "use deviceKey, whose description is this text")
-    public var devicePublicKey: String {
-        get throws { try deviceKey.description }
-    }
-
-    /// Checks that `publicKey` is a device key's text form, without any store.
-    ///
-    /// - Throws: `invalidInput` when the text is not a device key.
-    @available(*, deprecated, message: "use DeviceKey(_:), which checks the text and keeps the key")
-    public static func validateDeviceKey(_ publicKey: String) throws {
-        _ = try DeviceKey(publicKey)
-    }
-
-    /// Trusts the device whose key has this text form; see `trustDevice(_:)` with a ``DeviceKey``.
-    ///
-    /// - Throws: `invalidInput` when the text is not a device key.
-    @available(*, deprecated, message: "use trustDevice(_:) with a DeviceKey")
-    public func trustDevice(_ publicKey: String) throws {
-        try trustDevice(DeviceKey(publicKey))
-    }
-
-    /// Stops trusting the device whose key has this text form; see `untrustDevice(_:)` with a ``DeviceKey``.
-    ///
-    /// - Throws: `invalidInput` when the text is not a device key, `notFound` when this store
-    ///   does not trust that device.
-    @available(*, deprecated, message: "use untrustDevice(_:) with a DeviceKey")
-    public func untrustDevice(_ publicKey: String) throws {
-        try untrustDevice(DeviceKey(publicKey))
-    }
-
-    /// The text forms of the device keys this store trusts.
-    @available(*, deprecated, renamed: "trustedDeviceKeys()")
-    public func trustedDevices() throws -> [String] {
-        try trustedDeviceKeys().map(\.description)
     }
 }

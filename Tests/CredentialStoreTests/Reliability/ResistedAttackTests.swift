@@ -45,7 +45,7 @@ import CredentialStoreTestSupport
         // The seal tree refuses both spaces' lookups (a row left one leaf and joined another); and
         // the row's own authentication would fail too rather than hand out the moved password.
         expectError(.tamperDetected, secrets: ["api-secret"]) { try store.open().defaultCredential(for: api) }
-        let oneLookup = try store.open(integrityCheck: .rowsOnly)
+        let oneLookup = try store.open(integrityCheck: .onOpen)
         expectError(.tamperDetected, secrets: ["api-secret"]) { try oneLookup.defaultCredential(for: other) }
         expectError(.tamperDetected, secrets: ["api-secret"]) { try oneLookup.credentials(for: other) }
         let report = try oneLookup.verify()
@@ -66,7 +66,7 @@ import CredentialStoreTestSupport
         try withRawDatabase { db in
             try db.execute(sql: "UPDATE credentials SET user_index = ?", arguments: [bobIndex])
         }
-        let oneLookup = try store.open(integrityCheck: .rowsOnly)
+        let oneLookup = try store.open(integrityCheck: .onOpen)
         #expect(throws: CredentialStorageError.self) { try oneLookup.credentials(for: api)["bob"] }
         #expect(try !oneLookup.verify().isSound)
     }

@@ -110,7 +110,7 @@ import CredentialStoreTestSupport
         // The rows no longer match the table seal, so a lookup refuses; and each row's own
         // authentication refuses the moved ciphertext too.
         expectError(.tamperDetected) { try store.open().defaultCredential(for: space) }
-        let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .rowsOnly)
+        let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .onOpen)
         expectError(.tamperDetected) { try storage.credentials(for: space) }
         expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
         expectError(.tamperDetected) { try storage.allCredentials() }
@@ -127,7 +127,7 @@ import CredentialStoreTestSupport
         // Each row's own authentication, whatever the seal says: a credential made
         // synchronizable without its sync register is refused by a listing's full check too.
         if edit.contains("persistence") { expectError(.tamperDetected) { try store.open().entries() } }
-        let storage = try store.open(integrityCheck: .rowsOnly)
+        let storage = try store.open(integrityCheck: .onOpen)
         expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
         expectError(.tamperDetected) { try storage.allCredentials() }
     }
@@ -143,7 +143,7 @@ import CredentialStoreTestSupport
             try db.execute(sql: "UPDATE default_choices SET user_index = ?", arguments: [bob])
         }
         expectError(.tamperDetected) { try store.open().defaultCredential(for: space) }
-        let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .rowsOnly)
+        let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), integrityCheck: .onOpen)
         // The default pointer is only trusted after its sealed user opens under its own indexes.
         expectError(.tamperDetected) { try storage.set(Fixture.credential("carol"), for: space) }
     }

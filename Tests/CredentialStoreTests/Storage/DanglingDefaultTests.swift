@@ -44,7 +44,7 @@ import CredentialStoreTestSupport
     @Test func aStoreOpenedForOneLookupRefusesIt() throws {
         let first = try store.open()
         try deleteTheDefaultsRow(using: first)
-        expectEveryLookupRefuses(try store.open(integrityCheck: .rowsOnly))
+        expectEveryLookupRefuses(try store.open(integrityCheck: .onOpen))
         expectEveryLookupRefuses(try store.open())
         #expect(!(try store.open(integrityCheck: .deferredToVerify).verify().isSound))
     }
@@ -58,7 +58,7 @@ import CredentialStoreTestSupport
         try deleteTheDefaultsRow(using: storage)
         for method in [AuthenticationMethod.httpBasic, .httpDigest] {
             expectError(.tamperDetected) { try storage.defaultCredential(answering: Fixture.space(realm: "Staff", method: method)) }
-            expectError(.tamperDetected) { try store.open(integrityCheck: .rowsOnly).defaultCredential(answering: Fixture.space(realm: "Staff", method: method)) }
+            expectError(.tamperDetected) { try store.open(integrityCheck: .onOpen).defaultCredential(answering: Fixture.space(realm: "Staff", method: method)) }
         }
     }
 
@@ -82,7 +82,7 @@ import CredentialStoreTestSupport
     /// A write to the space does not paper over the deletion: before, `set` of a new user made
     /// bob the space's default by quietly replacing the dangling choice, and `remove` cleared it.
     @Test func aWriteToTheSpaceRefusesInsteadOfRepairingIt() throws {
-        let storage = try store.open(integrityCheck: .rowsOnly)
+        let storage = try store.open(integrityCheck: .onOpen)
         try deleteTheDefaultsRow(using: storage)
         expectError(.tamperDetected) { try storage.set(Fixture.credential("carol", "pw-carol"), for: space) }
         expectError(.tamperDetected) { try storage.set(Fixture.credential("bob", "new-pw"), for: space) }
@@ -94,7 +94,7 @@ import CredentialStoreTestSupport
 
     /// Another process's writes between a lookup's two statements never look like tampering.
     @Test func concurrentWritesAreNotTampering() async throws {
-        let reader = try store.open(integrityCheck: .rowsOnly)
+        let reader = try store.open(integrityCheck: .onOpen)
         let writer = try store.open()
         let space = space
         async let writes: Void = {

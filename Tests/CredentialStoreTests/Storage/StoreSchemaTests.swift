@@ -49,7 +49,7 @@ import CredentialStoreTestSupport
         let store = try TemporaryStore()
         try store.open().set(Fixture.credential("alice"), for: Fixture.space())
         try store.rawDatabase().write { try $0.execute(sql: edit) }
-        for check in [CredentialStorage.IntegrityCheck.onOpen, .rowsOnly, .deferredToVerify] {
+        for check in [CredentialStorage.IntegrityCheck.onOpen, .deferredToVerify] {
             expectError(.tamperDetected) { try store.open(integrityCheck: check) }
         }
     }
@@ -78,8 +78,8 @@ import CredentialStoreTestSupport
         // the old password still answering.
         let removed = try? store.open().remove(Fixture.credential("alice"), for: space, options: .removeSynchronizable)
         if removed == true {
-            #expect(try store.open(integrityCheck: .rowsOnly).defaultCredential(for: space) == nil)
+            #expect(try store.open(integrityCheck: .onOpen).defaultCredential(for: space) == nil)
         }
-        expectError(.tamperDetected) { try store.open(integrityCheck: .rowsOnly) }
+        expectError(.tamperDetected) { try store.open(integrityCheck: .onOpen) }
     }
 }

@@ -350,7 +350,7 @@ import CredentialStoreTestSupport
         // The old copy is consistent in itself: its seal matches its rows. Only the anchor, kept
         // outside the store's folder, knows a newer generation was seen.
         expectError(.tamperDetected) { try store.open() }
-        expectError(.tamperDetected) { try store.open(integrityCheck: .rowsOnly) }
+        expectError(.tamperDetected) { try store.open(integrityCheck: .onOpen) }
         let withoutAnchor = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .none)
         #expect(try withoutAnchor.defaultCredential(for: space)?.password == "old-password",
                 "the residual risk: without an anchor, a rolled-back store opens")

@@ -66,18 +66,4 @@ import CredentialStoreTestSupport
         #expect(try storage.trustedDeviceKeys().isEmpty)
         expectError(.notFound) { try storage.untrustDevice(other) }
     }
-
-    @available(*, deprecated, message: "exercises the deprecated text forms")
-    @Test func theDeprecatedTextFormsStillWork() throws {
-        let storage = try TemporaryStore().open()
-        let other = try TemporaryStore().open().deviceKey
-        try CredentialStorage.validateDeviceKey(other.description)
-        try storage.trustDevice(other.description)
-        #expect(try storage.trustedDevices() == [other.description])
-        #expect(try storage.trustedDeviceDetails().map(\.publicKey) == [other.description])
-        #expect(try storage.devicePublicKey == storage.deviceKey.description)
-        try storage.untrustDevice("\(other.description)\n")
-        #expect(try storage.trustedDeviceKeys().isEmpty)
-        expectError(.invalidInput) { try storage.trustDevice("csdev1:nonsense") }
-    }
 }

@@ -63,7 +63,7 @@ import CredentialStoreTestSupport
         expectError(.tamperDetected) { try a.exportSynchronizable(to: laptop.file("out.csbundle"), protection: .recipients([try desktop.publicKey])) }
         #expect(try a.credentials(for: space)["alice"]?.password == "new-password")
         // Nor does a one-lookup open, which checks rows but not the whole set.
-        let quick = try laptop.folder.open(integrityCheck: .rowsOnly)
+        let quick = try laptop.folder.open(integrityCheck: .onOpen)
         expectError(.tamperDetected) { try quick.importBundle(from: stale) }
         #expect(try quick.defaultCredential(for: space)?.password == "new-password")
 
@@ -87,7 +87,7 @@ import CredentialStoreTestSupport
         try expectRefused(laptop)
         // Replaying the older bundle is refused by the import's check of every row.
         expectError(.tamperDetected) { try laptop.folder.open().importBundle(from: stale) }
-        #expect(try laptop.folder.open(integrityCheck: .rowsOnly).credentials(for: space).keys.sorted() == ["keeper"])
+        #expect(try laptop.folder.open(integrityCheck: .onOpen).credentials(for: space).keys.sorted() == ["keeper"])
     }
 
     @Test func aRegisterWithoutItsCredentialIsRefusedByTheMerge() throws {

@@ -13,8 +13,8 @@
 //   credstore-bench set DIR N COUNT           durable `set`s: into a fresh store (N = 0), or into DIR/perm-N
 //                                             (then removed again, so the cached store stays as it was)
 //   credstore-bench open DIR N COUNT [SECONDS] opens of the key-file store DIR/perm-N, each in full and
-//                                             closed, then with integrityCheck .rowsOnly, then open + first
-//                                             lookup; each kind at most COUNT times and about SECONDS long
+//                                             closed (as `credstore get` opens), then open + first lookup;
+//                                             each kind at most COUNT times and about SECONDS long
 //   credstore-bench verify DIR N COUNT [SECONDS] verify() of DIR/perm-N, at most COUNT times, about SECONDS
 //   credstore-bench import DIR N [REPEATS] [alone]  export N synchronizable items to a recipient bundle,
 //                                             import it into a new store (the source store is cached in
@@ -303,12 +303,6 @@ case "open":
         guard try storage.defaultCredential(for: space(i))?.password == password(i) else { fatalError("lookup after open is wrong") }
     }
     emit(n, "open_lookup_med_ms", median(withLookup) * 1e3, "ms", samples: withLookup.count, note: "open (key file) + first defaultCredential(for:), warm cache")
-    // The open `credstore get` does: integrityCheck .rowsOnly.
-    let rowsOnly = try timedRepeats(count, seconds: seconds) {
-        let storage = try open(storeDir, integrityCheck: .rowsOnly)
-        withExtendedLifetime(storage) {}
-    }
-    emit(n, "open_rows_only_med_ms", median(rowsOnly) * 1e3, "ms", samples: rowsOnly.count, note: "integrityCheck: .rowsOnly, as credstore get opens")
     emitPeakRSS(n, mode)
 
 case "verify":
