@@ -19,7 +19,7 @@ func fuzzChallenge(_ bytes: [UInt8]) {
     let url = URL(string: "http://www.example.com/dir/index.html")!
     _ = try? ProtectionSpace.spaces(for: url, status: 401, headers: values.map { ("WWW-Authenticate", $0) })
     _ = try? ProtectionSpace.spaces(for: url, status: 407, headers: values.map { ("Proxy-Authenticate", $0) },
-                                    proxy: (host: "proxy.example.com", port: 3128, type: .http))
+                                    proxy: ProxyEndpoint(host: "proxy.example.com", port: 3128, type: .http))
 }
 
 /// URL to protection space: whatever parses must name the same space when built again from its

@@ -31,7 +31,7 @@ extension ProtectionSpace {
         for url: URL,
         status: Int,
         headers: [(name: String, value: String)],
-        proxy: (host: String, port: Int, type: ProxyType)? = nil
+        proxy: ProxyEndpoint? = nil
     ) throws -> [ProtectionSpace] {
         let headerName: String
         switch status {

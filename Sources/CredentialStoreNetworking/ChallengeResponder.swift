@@ -102,7 +102,7 @@ public final class CredentialChallengeResponder: Sendable {
         status: Int,
         headers: [(name: String, value: String)],
         previousFailureCount: Int = 0,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil
+        proxy: ProxyEndpoint? = nil
     ) throws -> Disposition {
         try answer(to: url, method: method, status: status, headers: headers,
                    previousFailureCount: previousFailureCount, proxy: proxy).disposition
@@ -116,7 +116,7 @@ public final class CredentialChallengeResponder: Sendable {
         status: Int,
         headers: [(name: String, value: String)],
         previousFailureCount: Int = 0,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil
+        proxy: ProxyEndpoint? = nil
     ) throws -> Answer {
         let nothing = Answer(disposition: .performDefaultHandling, space: nil)
         guard status == 401 || status == 407 else { return nothing }
@@ -204,7 +204,7 @@ public final class CredentialChallengeResponder: Sendable {
         to response: HTTPURLResponse,
         method: String = "GET",
         previousFailureCount: Int = 0,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil
+        proxy: ProxyEndpoint? = nil
     ) throws -> Disposition {
         try answer(to: response, method: method, previousFailureCount: previousFailureCount, proxy: proxy).disposition
     }
@@ -215,7 +215,7 @@ public final class CredentialChallengeResponder: Sendable {
         to response: HTTPURLResponse,
         method: String = "GET",
         previousFailureCount: Int = 0,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil
+        proxy: ProxyEndpoint? = nil
     ) throws -> Answer {
         guard let url = response.url else { return Answer(disposition: .performDefaultHandling, space: nil) }
         let headers = response.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
@@ -253,7 +253,7 @@ public final class CredentialChallengeResponder: Sendable {
     }
 
     private static func space(
-        for challenge: AuthenticationChallenge, url: URL, status: Int, proxy: (host: String, port: Int, type: ProxyType)?
+        for challenge: AuthenticationChallenge, url: URL, status: Int, proxy: ProxyEndpoint?
     ) throws -> ProtectionSpace {
         let method: AuthenticationMethod = challenge.scheme == "basic" ? .httpBasic : .httpDigest
         if status == 407, let proxy {

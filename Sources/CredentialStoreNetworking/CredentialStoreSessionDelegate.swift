@@ -68,7 +68,7 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
     public let storage: CredentialStorage
     /// The proxy the session goes through, for the bridge calls to answer a 407 of an http URL;
     /// `nil` reads the environment as libcurl does.
-    public let proxy: (host: String, port: Int, type: ProxyType)?
+    public let proxy: ProxyEndpoint?
     /// Whether a Basic challenge over plain http (or from a plain http proxy) may be answered,
     /// which sends the password readable on the wire; off by default. A server or proxy on
     /// loopback (127.0.0.0/8, `::1`, `localhost`) gets Basic without it.
@@ -83,7 +83,7 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
     ///     ``allowsBasicOverPlainHTTP``.
     public init(
         storage: CredentialStorage,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        proxy: ProxyEndpoint? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) {
         self.storage = storage

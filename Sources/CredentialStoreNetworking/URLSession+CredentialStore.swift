@@ -63,7 +63,7 @@ extension URLSession {
     public func data(
         for request: URLRequest,
         credentialsFrom storage: CredentialStorage,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        proxy: ProxyEndpoint? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) async throws -> (Data, URLResponse) {
         try await answeringChallenges(
@@ -88,7 +88,7 @@ extension URLSession {
         for request: URLRequest,
         from bodyData: Data,
         credentialsFrom storage: CredentialStorage,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        proxy: ProxyEndpoint? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) async throws -> (Data, URLResponse) {
         try await answeringChallenges(
@@ -116,7 +116,7 @@ extension URLSession {
         for request: URLRequest,
         fromFile fileURL: URL,
         credentialsFrom storage: CredentialStorage,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        proxy: ProxyEndpoint? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) async throws -> (Data, URLResponse) {
         try await answeringChallenges(
@@ -145,7 +145,7 @@ extension URLSession {
     public func download(
         for request: URLRequest,
         credentialsFrom storage: CredentialStorage,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        proxy: ProxyEndpoint? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) async throws -> (URL, URLResponse) {
         try await answeringChallenges(
@@ -184,7 +184,7 @@ extension URLSession {
     public func bytes(
         for request: URLRequest,
         credentialsFrom storage: CredentialStorage,
-        proxy: (host: String, port: Int, type: ProxyType)? = nil,
+        proxy: ProxyEndpoint? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) async throws -> (AsyncThrowingStream<UInt8, any Error>, URLResponse) {
         let (body, response) = try await answeringChallenges(
@@ -207,7 +207,7 @@ extension URLSession {
     private func answeringChallenges<Value>(
         _ request: URLRequest,
         credentialsFrom storage: CredentialStorage,
-        proxy: (host: String, port: Int, type: ProxyType)?,
+        proxy: ProxyEndpoint?,
         allowsBasicOverPlainHTTP: Bool,
         unanswered: () throws -> Value,
         perform: (URLRequest, _ keepsBody: Bool, URLSession, ChallengeCatcher) async throws -> (Value, URLResponse),
@@ -247,7 +247,7 @@ extension URLSession {
             guard http.statusCode == 401 || http.statusCode == 407, current.httpBodyStream == nil else { return try final() }
             let key = "\(http.statusCode) \(Self.origin(of: url))"
             guard !answered.contains(key) else { return try final() }
-            let challengeProxy: (host: String, port: Int, type: ProxyType)?
+            let challengeProxy: ProxyEndpoint?
             if http.statusCode == 407 {
                 // Inside a CONNECT tunnel only the origin can answer: its 407 is not the proxy's.
                 guard url.scheme?.lowercased() == "http",
@@ -267,7 +267,7 @@ extension URLSession {
 
     /// One request; an https request through a proxy whose tunnel failed says so with a typed error.
     private func fetch<Value>(
-        _ request: URLRequest, proxy: (host: String, port: Int, type: ProxyType)?,
+        _ request: URLRequest, proxy: ProxyEndpoint?,
         _ operation: () async throws -> (Value?, URLResponse)
     ) async throws -> (Value?, URLResponse) {
         do {
@@ -330,7 +330,7 @@ extension URLSession {
     /// libcurl's rules; `nil` when the request goes direct.
     static func environmentProxy(
         for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> (host: String, port: Int, type: ProxyType)? {
+    ) -> ProxyEndpoint? {
         guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
         func variable(_ name: String, uppercaseToo: Bool = true) -> String? {
             if let value = environment[name], !value.isEmpty { return value }
@@ -350,7 +350,7 @@ extension URLSession {
         let type: ProxyType = proxyScheme.hasPrefix("socks") ? .socks : proxyScheme == "https" ? .https : .http
         // libcurl's default proxy port is 1080, 443 for an https proxy.
         let port = proxyURL.port ?? (proxyScheme == "https" ? 443 : 1080)
-        return (proxyHost, port, type)
+        return ProxyEndpoint(host: proxyHost, port: port, type: type)
     }
 
     /// libcurl's `no_proxy` match: `*` alone matches everything; otherwise each comma-separated

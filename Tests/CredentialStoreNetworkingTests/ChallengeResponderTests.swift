@@ -28,7 +28,7 @@ import Testing
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "corp"))
         try storage.set(proxyUser, for: ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: .http, realm: "corp"))
         let responder = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
-        let proxy = (host: "proxy.local", port: 3128, type: ProxyType.http)
+        let proxy = ProxyEndpoint(host: "proxy.local", port: 3128, type: .http)
 
         let proxyAnswer = try responder.answer(to: api, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="corp""#)], proxy: proxy)
         #expect(proxyAnswer.disposition == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
@@ -52,7 +52,7 @@ import Testing
         try storage.set(alice, for: ProtectionSpace(url: URL(string: "https://api.example.com")!))
         try storage.set(proxyUser, for: ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: .http, realm: nil))
         let responder = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
-        let proxy = (host: "proxy.local", port: 3128, type: ProxyType.http)
+        let proxy = ProxyEndpoint(host: "proxy.local", port: 3128, type: .http)
 
         let server = try responder.respond(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Staff""#)])
         #expect(server == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
@@ -221,7 +221,7 @@ import Testing
         try storage.set(alice, for: ProtectionSpace(proxyHost: "127.0.0.1", port: 8888, type: .http, realm: "Tinyproxy"))
         let proxied = try responder.respond(
             to: URL(string: "http://intranet.example.com/")!, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="Tinyproxy""#)],
-            proxy: (host: "127.0.0.1", port: 8888, type: .http))
+            proxy: ProxyEndpoint(host: "127.0.0.1", port: 8888, type: .http))
         #expect(proxied == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
     }
 

@@ -22,7 +22,7 @@ import Testing
 
         let request = URLRequest(url: server.baseURL.appendingPathComponent("resource"))
         let (data, response) = try await URLSession.shared.data(
-            for: request, credentialsFrom: storage, proxy: (host: "127.0.0.1", port: server.port, type: .http),
+            for: request, credentialsFrom: storage, proxy: ProxyEndpoint(host: "127.0.0.1", port: server.port, type: .http),
             allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "through both")
@@ -41,7 +41,7 @@ import Testing
 
         let request = URLRequest(url: server.baseURL.appendingPathComponent("resource"))
         let (_, response) = try await URLSession.shared.data(
-            for: request, credentialsFrom: storage, proxy: (host: "127.0.0.1", port: server.port, type: .http),
+            for: request, credentialsFrom: storage, proxy: ProxyEndpoint(host: "127.0.0.1", port: server.port, type: .http),
             allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 407)
         #expect(try await server.requestCount() == 2)

@@ -340,7 +340,7 @@ struct StreamedBodyTests {
         let challenge = response(407, ["Proxy-Authenticate": #"Basic realm="corp""#])
 
         #expect(try responder.respond(to: challenge) == .performDefaultHandling)
-        #expect(try responder.respond(to: challenge, proxy: (host: "proxy.local", port: 3128, type: .https))
+        #expect(try responder.respond(to: challenge, proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: .https))
                 == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
     }
 }

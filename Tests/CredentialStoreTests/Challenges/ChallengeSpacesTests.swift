@@ -14,7 +14,7 @@ import CredentialStoreChallenges
         (name: "WWW-Authenticate", value: "Negotiate, NTLM, Newauth realm=\"apps\""),
         (name: "Proxy-Authenticate", value: #"Basic realm="proxy""#),
     ]
-    static let proxy = (host: "proxy.local", port: 3128, type: ProxyType.http)
+    static let proxy = ProxyEndpoint(host: "proxy.local", port: 3128, type: .http)
 
     @Test("A 401 gives one server space per WWW-Authenticate challenge, with realm and method")
     func serverSpaces() throws {

@@ -33,9 +33,9 @@ let storage = try CredentialStorage(
 // As `credstore add ORIGIN --user alice` stores it: the origin, no realm, any method.
 try storage.set(readCredential(), for: try ProtectionSpace(url: origin))
 
-var proxy: (host: String, port: Int, type: ProxyType)?
+var proxy: ProxyEndpoint?
 if arguments.count == 4, let colon = arguments[3].lastIndex(of: ":"), let port = Int(arguments[3][arguments[3].index(after: colon)...]) {
-    proxy = (String(arguments[3][..<colon]), port, .http)
+    proxy = ProxyEndpoint(host: String(arguments[3][..<colon]), port: port, type: .http)
     // As `credstore add … --proxy http --user proxyuser` stores it: no realm either.
     try storage.set(readCredential(), for: ProtectionSpace(proxyHost: proxy!.host, port: port, type: .http, realm: nil))
 }
