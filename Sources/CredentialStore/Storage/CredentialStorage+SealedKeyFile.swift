@@ -2,13 +2,6 @@ public import Foundation
 import CredentialStoreCore
 import CredentialStoreCrypto
 
-/// What seals a key file to the machine it is on.
-public enum KeyFileSeal: String, Sendable, Hashable, CaseIterable {
-    /// `systemd-creds encrypt`: with the machine's TPM2 and its host key where it has a TPM2, with
-    /// the host key (`/var/lib/systemd/credential.secret`, root's only) where it has not.
-    case systemdCreds = "systemd-creds"
-}
-
 extension CredentialStorage {
     /// Creates a key file at `url` that only this machine can open: a fresh random key sealed by
     /// `seal`, never written in the clear. Open the store with ``/CredentialStoreCore/StoreKey/keyFile(_:)``
@@ -22,7 +15,7 @@ extension CredentialStorage {
         guard try !StoreFiles.checkExisting(url.path) else {
             throw CredentialStorageError(.io, "a key file already exists at \(url.path); seal it with sealKeyFile(at:) instead")
         }
-        guard try StoreFiles.createSealedKeyFile(url, sealer: .system) != nil else {
+        guard try StoreFiles.createSealedKeyFile(url, sealer: seal.sealer) != nil else {
             throw CredentialStorageError(.io, "a key file appeared at \(url.path) meanwhile")
         }
     }
@@ -35,7 +28,7 @@ extension CredentialStorage {
     /// ``createSealedKeyFile(at:sealedWith:)``.
     @discardableResult
     public static func sealKeyFile(at url: URL, with seal: KeyFileSeal = .systemdCreds) throws -> Bool {
-        try StoreFiles.sealKeyFile(url, sealer: .system)
+        try StoreFiles.sealKeyFile(url, sealer: seal.sealer)
     }
 
     /// What seals the key file at `url`: nil for a plain key file, or one that cannot be read.
