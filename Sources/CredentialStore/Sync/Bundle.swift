@@ -117,8 +117,7 @@ enum BundleFormat {
             header.append(Int64(cost.opsLimit))
             header.append(Int64(cost.memLimit))
             fileKey = try Sodium.passwordHash(passphrase, salt: salt, cost: cost)
-        case .recipients(let texts):
-            let recipients = try texts.map(DeviceKey.init)
+        case .recipients(let recipients):
             guard !recipients.isEmpty, recipients.count <= maximumRecipients else {
                 throw CredentialStorageError(.invalidInput, "a bundle needs between 1 and \(maximumRecipients) recipients")
             }

@@ -10,23 +10,15 @@ public enum BundleProtection: Sendable, CustomStringConvertible {
     /// A passphrase, stretched with Argon2id (4 passes, 512 MiB: more than the local unlock, since
     /// a bundle can be attacked offline).
     case passphrase(String)
-    /// The device keys of the stores that may open it, in their text form (`csdev1:…`, a
-    /// ``DeviceKey``'s `description`). The bundle is signed with this store's device key.
-    ///
-    /// The static `recipients(_:)` that takes ``DeviceKey`` values makes the same protection from the keys themselves.
-    case recipients([String])
-
-    /// The device keys of the stores that may open it. The bundle is signed with this store's
-    /// device key.
-    public static func recipients(_ keys: [DeviceKey]) -> BundleProtection {
-        .recipients(keys.map(\.description))
-    }
+    /// The device keys of the stores that may open it (`DeviceKey("csdev1:…")` reads one from its
+    /// text). The bundle is signed with this store's device key.
+    case recipients([DeviceKey])
 
     /// `passphrase <redacted>` or the recipients' public keys: never the passphrase.
     public var description: String {
         switch self {
         case .passphrase: "passphrase <redacted>"
-        case .recipients(let keys): "recipients \(keys)"
+        case .recipients(let keys): "recipients \(keys.map(\.description))"
         }
     }
 }
@@ -245,8 +237,7 @@ extension CredentialStorage {
     @discardableResult
     public func exportSynchronizable(to url: URL, protection: BundleProtection) throws -> Bool {
         // A mistyped recipient is refused before anything is read or written, and so is a revoked one.
-        if case .recipients(let texts) = protection {
-            let keys = try texts.map(DeviceKey.init)
+        if case .recipients(let keys) = protection {
             let revoked = Dictionary(try revokedDevices().map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
             if let refused = keys.lazy.compactMap({ revoked[$0] }).first {
                 throw CredentialStorageError(.invalidInput,
@@ -317,8 +308,8 @@ extension CredentialStorage {
                 senderDevice: device.deviceID, signer: device.publicKey, created: now, items: items, defaults: defaults,
                 revocations: Array(revocations.prefix(BundleFormat.maximumRevocations)), merged: merged)
         }
-        if case .recipients(let texts) = protection,
-           Self.holdsTheSame(url, contents: contents, recipients: Set(try texts.map { BundleFormat.keyID(try DeviceKey($0)) }), device: device) {
+        if case .recipients(let keys) = protection,
+           Self.holdsTheSame(url, contents: contents, recipients: Set(keys.map(BundleFormat.keyID)), device: device) {
             logger.debug("the sync bundle is unchanged", metadata: ["items": "\(contents.items.count)"])
             return false
         }
