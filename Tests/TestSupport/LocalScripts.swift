@@ -1,7 +1,8 @@
 public import Foundation
 
-/// The Python servers and tools kept in `Tests/TestSupport/Servers`, found through the source path
-/// (and left out of the build) so that no test carries Python inside a Swift string.
+/// The Python servers and tools (and one shell script) kept in `Tests/TestSupport/Servers`, found
+/// through the source path (and left out of the build) so that no test carries a script inside a
+/// Swift string.
 public enum LocalScripts {
     /// The script `name` (e.g. `"hostile_server.py"`) in `Servers/`.
     public static func url(named name: String) -> URL {

@@ -48,9 +48,9 @@ import CredentialStoreTestSupport
         let store = try TemporaryStore()
         try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
         let seen = store.directory.appendingPathComponent("environment")
+        // A link to a committed script, which writes what it was given beside the link.
         let tool = store.directory.appendingPathComponent("fake-systemd-creds")
-        try Data("#!/bin/sh\nenv > '\(seen.path)'\nexit 1\n".utf8).write(to: tool)
-        chmod(tool.path, 0o700)
+        try FileManager.default.createSymbolicLink(at: tool, withDestinationURL: LocalScripts.url(named: "fake-systemd-creds"))
         #expect(throws: CredentialStorageError.self) { try SystemdCreds(tool: tool.path).seal(SecureBytes.random(count: 32)) }
         // The test's own environment (HOME, at least) does not reach the tool.
         let environment = try String(contentsOf: seen, encoding: .utf8)
