@@ -14,9 +14,9 @@ extension ClientIdentity {
     /// - Parameters:
     ///   - pkcs12: The bundle's bytes.
     ///   - password: The bundle's password; "" for a bundle without one.
-    /// - Throws: ``/CredentialStoreTLS/ClientIdentityError/wrongPassword``,
-    ///   ``/CredentialStoreTLS/ClientIdentityError/noPrivateKey`` (a bundle of certificates
-    ///   alone), ``/CredentialStoreTLS/ClientIdentityError/malformedBundle``, or what reading the
+    /// - Throws: ``/CredentialStoreCore/ClientIdentityError/wrongPassword``,
+    ///   ``/CredentialStoreCore/ClientIdentityError/noPrivateKey`` (a bundle of certificates
+    ///   alone), ``/CredentialStoreCore/ClientIdentityError/malformedBundle``, or what reading the
     ///   certificates and the key found. No error text holds the password or key material.
     public init(pkcs12: [UInt8], password: String) throws(ClientIdentityError) {
         // swift-nio-ssl stops the process (fatalError) on a bundle that opens without a key or

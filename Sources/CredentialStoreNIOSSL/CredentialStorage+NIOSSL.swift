@@ -18,7 +18,7 @@ extension CredentialStorage {
     /// root, so a client that only takes a configuration fails rather than skip the pins. A NIO
     /// client applies them with ``tlsServerTrust(host:port:)`` and `addTLSClientHandlers(context:host:trust:)`.
     ///
-    /// - Throws: the store's errors; ``/CredentialStoreTLS/ClientIdentityError`` for a stored
+    /// - Throws: the store's errors; ``/CredentialStoreCore/ClientIdentityError`` for a stored
     ///   identity BoringSSL cannot load.
     public func tlsClientConfiguration(host: String, port: Int) throws -> TLSConfiguration {
         try TLSConfiguration.clientConfiguration(identity: identity(forHost: host, port: port), trust: serverTrust(forHost: host, port: port))

@@ -19,7 +19,7 @@ extension TLSConfiguration {
     /// - Parameters:
     ///   - identity: The client certificate chain and key; `nil` to present none.
     ///   - trust: Pins and anchors for the server; `nil` for the system's roots alone.
-    /// - Throws: ``/CredentialStoreTLS/ClientIdentityError`` when a certificate or the key does not
+    /// - Throws: ``/CredentialStoreCore/ClientIdentityError`` when a certificate or the key does not
     ///   load into BoringSSL, or an anchor is not a certificate.
     public static func clientConfiguration(identity: ClientIdentity?, trust: ServerTrust?) throws(ClientIdentityError) -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()

@@ -14,7 +14,7 @@ extension ClientIdentity {
     /// is ignored.
     ///
     /// - Parameter pem: The certificates and the key in PEM.
-    /// - Throws: ``ClientIdentityError``.
+    /// - Throws: ``/CredentialStoreCore/ClientIdentityError``.
     public init(pem: String) throws(ClientIdentityError) {
         let documents: [PEMDocument]
         do {
@@ -48,7 +48,7 @@ extension ClientIdentity {
     /// - Parameters:
     ///   - certificatesPEM: The leaf certificate, then its intermediates.
     ///   - privateKeyPEM: The leaf's private key.
-    /// - Throws: ``ClientIdentityError``; a certificate in the key's text or a key in the
+    /// - Throws: ``/CredentialStoreCore/ClientIdentityError``; a certificate in the key's text or a key in the
     ///   certificates' text is read all the same.
     public init(certificatesPEM: String, privateKeyPEM: String) throws(ClientIdentityError) {
         try self.init(pem: certificatesPEM + "\n" + privateKeyPEM)
@@ -91,8 +91,8 @@ extension ClientIdentity {
 public enum CertificatePEM {
     /// The DER of every `CERTIFICATE` block of `pem`, in order; other blocks are skipped.
     ///
-    /// - Throws: ``ClientIdentityError/malformedCertificate`` for damaged PEM or a block that is
-    ///   not X.509, ``ClientIdentityError/noCertificate`` for text without one.
+    /// - Throws: ``/CredentialStoreCore/ClientIdentityError/malformedCertificate`` for damaged PEM or a block that is
+    ///   not X.509, ``/CredentialStoreCore/ClientIdentityError/noCertificate`` for text without one.
     public static func decode(_ pem: String) throws(ClientIdentityError) -> [[UInt8]] {
         let documents: [PEMDocument]
         do { documents = try PEMDocument.parseMultiple(pemString: pem) } catch { throw .malformedCertificate }
