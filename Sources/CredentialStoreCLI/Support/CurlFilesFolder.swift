@@ -109,30 +109,17 @@ struct CurlFilesFolder {
     }
 
     /// Refuses a folder that someone else could swap for another: one whose parent, or any
-    /// folder above it, belongs to another user than this one or root, or can be written by group
-    /// or others without the sticky bit (which, as on /tmp, keeps others from renaming what is
-    /// not theirs). OpenSSH checks a key's folders the same way (StrictModes).
+    /// folder above it, another user could change (``PathOwnership``).
     private func checkAncestors() throws {
         let parentPath = (path as NSString).deletingLastPathComponent
-        guard let resolved = realpath(parentPath.isEmpty ? "." : parentPath, nil) else {
-            throw CommandFailure(.ioError, "cannot read \(parentPath): \(String(cString: strerror(errno)))")
-        }
-        var ancestor = String(cString: resolved)
-        free(resolved)
-        while true {
-            var info = stat()
-            guard stat(ancestor, &info) == 0 else {
-                throw CommandFailure(.ioError, "cannot read \(ancestor): \(String(cString: strerror(errno)))")
-            }
-            guard info.st_uid == 0 || info.st_uid == getuid() else {
-                throw CommandFailure(.noPermission, "\(ancestor), above \(path), belongs to another user (uid \(info.st_uid)), who could put another folder in its place; give --dir a folder of yours")
-            }
-            guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
-                let mode = String(info.st_mode & 0o7777, radix: 8)
-                throw CommandFailure(.noPermission, "\(ancestor), above \(path), can be written by others (mode \(mode)), who could put another folder in its place; close it with `chmod go-w \(ShellWords.quoted(ancestor))`, or give --dir another folder")
-            }
-            guard ancestor != "/" else { return }
-            ancestor = (ancestor as NSString).deletingLastPathComponent
+        do {
+            _ = try PathOwnership.check(parentPath.isEmpty ? "." : parentPath)
+        } catch .unreadable(let ancestor, let reason) {
+            throw CommandFailure(.ioError, "cannot read \(ancestor): \(reason)")
+        } catch .foreignOwner(let ancestor, let uid) {
+            throw CommandFailure(.noPermission, "\(ancestor), above \(path), belongs to another user (uid \(uid)), who could put another folder in its place; give --dir a folder of yours")
+        } catch .writableByOthers(let ancestor, let mode) {
+            throw CommandFailure(.noPermission, "\(ancestor), above \(path), can be written by others (mode \(mode)), who could put another folder in its place; close it with `chmod go-w \(ShellWords.quoted(ancestor))`, or give --dir another folder")
         }
     }
 

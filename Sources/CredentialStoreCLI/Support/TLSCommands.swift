@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import Synchronization
 #if canImport(Glibc)
+// `struct stat` is CoreFoundation's declaration once swift-nio's modules are in the build: the
+// member-import check wants the module that declares it.
+import CoreFoundation
 import Glibc
 #endif
 
@@ -14,9 +17,16 @@ package enum TLSCommands {
 
     private static let installed = Mutex<(any TLSToolkit)?>(nil)
 
+    /// Set in the environment of the hand-off: a process that gets it and has no toolkit is not
+    /// the helper (a copy of or a link to `credstore` in its place), and says so rather than hand
+    /// the command on again, for ever.
+    static let handOffVariable = "CREDSTORE_TLS_HAND_OFF"
+
     /// Makes `toolkit` the one every TLS command uses; `credstore-tls` calls it before it parses.
     package static func install(_ toolkit: any TLSToolkit) {
         installed.withLock { $0 = toolkit }
+        // Nothing this process starts is a hand-off.
+        unsetenv(handOffVariable)
     }
 
     /// The installed toolkit; in `credstore`, which has none, this never returns: the process
@@ -30,12 +40,34 @@ package enum TLSCommands {
     package static func toolkit() throws -> any TLSToolkit {
         if let toolkit = installed.withLock({ $0 }) { return toolkit }
         let candidates = helperCandidates()
-        for path in candidates where access(path, X_OK) == 0 {
+        if ProcessInfo.processInfo.environment[handOffVariable] != nil {
+            throw CommandFailure(.unavailable, """
+                credstore handed this command to \(executablePath() ?? helperName), which is not \(helperName): \
+                it has no TLS libraries (a copy of or a link to credstore?); install \(helperName) there
+                """)
+        }
+        for candidate in candidates {
+            var info = stat()
+            guard stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 else { continue }
+            // The helper gets the user's passwords, passphrase and terminal: it, and every folder
+            // above it, must be one no other user could have changed.
+            let path: String
+            do {
+                path = try PathOwnership.check(candidate)
+            } catch .unreadable(let element, let reason) {
+                throw CommandFailure(.unavailable, "cannot read \(element), on the way to \(candidate): \(reason)")
+            } catch .foreignOwner(let element, let uid) {
+                throw CommandFailure(.noPermission, "\(element) belongs to another user (uid \(uid)), who could have put another program in \(helperName)'s place; credstore does not run it: reinstall \(helperName) (scripts/install or the .deb)")
+            } catch .writableByOthers(let element, let mode) {
+                throw CommandFailure(.noPermission, "\(element) can be written by others (mode \(mode)), who could have put another program in \(helperName)'s place; credstore does not run it: close it with `chmod go-w \(ShellWords.quoted(element))` or reinstall \(helperName)")
+            }
             var argv: [UnsafeMutablePointer<CChar>?] = ([path] + CommandLine.arguments.dropFirst()).map { strdup($0) }
             argv.append(nil)
+            setenv(handOffVariable, "1", 1)
             execv(path, argv)
             let reason = String(cString: strerror(errno))
-            throw CommandFailure(.unavailable, "could not run \(path) for this TLS command: \(reason)")
+            unsetenv(handOffVariable)
+            throw CommandFailure(.unavailable, "could not run \(path) for this command: \(reason); reinstall \(helperName) (scripts/install or the .deb)")
         }
         let places = candidates.isEmpty ? "beside credstore" : candidates.joined(separator: " or ")
         throw CommandFailure(.unavailable, """
@@ -48,14 +80,20 @@ package enum TLSCommands {
 
     /// Beside this executable, then in `../libexec/credstore/`: the executable's own folder
     /// through /proc/self/exe, never `$PATH`, so that which helper runs is decided by where the
-    /// tool is installed and by nothing a caller's environment says.
+    /// tool is installed and by nothing a caller's environment says. The first that is an
+    /// executable file is run (a folder or a file without the x bit is passed over).
     private static func helperCandidates() -> [String] {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return [] }
-        let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let executable = executablePath() else { return [] }
         let folder = (executable as NSString).deletingLastPathComponent
         return [folder + "/" + helperName,
                 ((folder as NSString).deletingLastPathComponent as NSString).appendingPathComponent("libexec/credstore/" + helperName)]
+    }
+
+    /// This process's executable, as the kernel names it.
+    private static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -240,15 +240,17 @@ import Testing
     /// sandbox: the layout of a build folder or of an install. Hard links where the file system
     /// allows (a process sees the path it was run by, as with a copy), copies where it does not.
     private func layout(_ sandbox: Sandbox, tool: String, helperAt helper: String?) throws -> URL {
-        func place(_ source: URL, at path: String) throws -> URL {
-            let target = sandbox.root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            do { try FileManager.default.linkItem(at: source, to: target) } catch { try FileManager.default.copyItem(at: source, to: target) }
-            return target
-        }
-        let binary = try place(Sandbox.binary, at: tool)
-        if let helper { _ = try place(Sandbox.binary.deletingLastPathComponent().appendingPathComponent("credstore-tls"), at: helper) }
+        let binary = try place(Sandbox.binary, at: tool, in: sandbox)
+        if let helper { _ = try place(Sandbox.binary.deletingLastPathComponent().appendingPathComponent("credstore-tls"), at: helper, in: sandbox) }
         return binary
+    }
+
+    /// `source` at `path` in the sandbox, linked or copied.
+    private func place(_ source: URL, at path: String, in sandbox: Sandbox) throws -> URL {
+        let target = sandbox.root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        do { try FileManager.default.linkItem(at: source, to: target) } catch { try FileManager.default.copyItem(at: source, to: target) }
+        return target
     }
 
     @Test func withoutCredstoreTLSTheTLSCommandsSayWhatIsMissingAndChangeNothing() throws {
@@ -268,6 +270,60 @@ import Testing
         #expect(try sandbox.runProgram(alone, ["add", "https://a.example", "--user", "u"] + sandbox.storeArguments, stdin: "pw\n").status == 0)
         #expect(try sandbox.runProgram(alone, ["get", "https://a.example"] + sandbox.storeArguments).stdout == "pw\n")
         #expect(try sandbox.runProgram(alone, ["pin", "remove", "a.example"] + sandbox.storeArguments).status == 1)
+    }
+
+    @Test func aPlainCredstoreInTheHelpersPlaceSaysSoRatherThanHandingTheCommandOnForEver() throws {
+        let sandbox = try Sandbox()
+        let binary = try layout(sandbox, tool: "wrong/credstore", helperAt: nil)
+        // credstore itself where credstore-tls belongs, as a mistaken copy would put it.
+        _ = try place(Sandbox.binary, at: "wrong/credstore-tls", in: sandbox)
+        // Bounded: handing the command on for ever would keep one process busy until killed.
+        let result = try runProcess(binary, ["pin", "list"] + sandbox.storeArguments, environment: sandbox.environment, timeout: .seconds(60))
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("credstore: credstore handed this command to "), "\(result.stderr)")
+        #expect(result.stderr.contains("wrong/credstore-tls, which is not credstore-tls"), "\(result.stderr)")
+        #expect(result.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "one line: \(result.stderr)")
+    }
+
+    @Test func aHelperAnotherUserCouldHaveChangedIsNotRun() throws {
+        let sandbox = try Sandbox()
+        let helper = Sandbox.binary.deletingLastPathComponent().appendingPathComponent("credstore-tls")
+        // Copies, not links: their modes change here, the build's files must not.
+        let open = try layout(sandbox, tool: "open/credstore", helperAt: nil)
+        let openHelper = sandbox.root.appendingPathComponent("open/credstore-tls")
+        try FileManager.default.copyItem(at: helper, to: openHelper)
+        chmod(openHelper.path, 0o777)
+        let refused = try sandbox.runProgram(open, ["pin", "list"] + sandbox.storeArguments)
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderrIsOneErrorLine)
+        #expect(refused.stderr.contains("\(openHelper.path) can be written by others (mode 777)"), "\(refused.stderr)")
+
+        // A folder above it that others can write, without the sticky bit.
+        let shared = try layout(sandbox, tool: "shared/bin/credstore", helperAt: nil)
+        try FileManager.default.copyItem(at: helper, to: sandbox.root.appendingPathComponent("shared/bin/credstore-tls"))
+        chmod(sandbox.root.appendingPathComponent("shared").path, 0o777)
+        let folder = try sandbox.runProgram(shared, ["pin", "list"] + sandbox.storeArguments)
+        #expect(folder.status == 77, "\(folder.stderr)")
+        #expect(folder.stderr.contains("\(sandbox.root.appendingPathComponent("shared").path) can be written by others"), "\(folder.stderr)")
+
+        // Another user's, where the test may give it away.
+        guard getuid() == 0 else { return }
+        let foreign = try layout(sandbox, tool: "foreign/credstore", helperAt: nil)
+        let foreignHelper = sandbox.root.appendingPathComponent("foreign/credstore-tls")
+        try FileManager.default.copyItem(at: helper, to: foreignHelper)
+        chown(foreignHelper.path, 65534, 65534)
+        let owned = try sandbox.runProgram(foreign, ["pin", "list"] + sandbox.storeArguments)
+        #expect(owned.status == 77, "\(owned.stderr)")
+        #expect(owned.stderr.contains("belongs to another user (uid 65534)"), "\(owned.stderr)")
+    }
+
+    @Test func aFolderNamedLikeTheHelperIsPassedOver() throws {
+        let sandbox = try Sandbox()
+        let binary = try layout(sandbox, tool: "prefix/bin/credstore", helperAt: "prefix/libexec/credstore/credstore-tls")
+        try FileManager.default.createDirectory(at: sandbox.root.appendingPathComponent("prefix/bin/credstore-tls"), withIntermediateDirectories: true)
+        let listed = try sandbox.runProgram(binary, ["pin", "list"] + sandbox.storeArguments)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout == "No pins\n")
     }
 
     @Test func credstoreRunsTheHelperBesideItOrInLibexecAsInstalled() throws {
