@@ -141,7 +141,9 @@ import Testing
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(ResponseStatus(response))
+                    try channel.pipeline.syncOperations.addHandler(FirstOutcome<HTTPClientResponsePart, UInt>(response, read: { part in
+                        if case .head(let head) = part { head.status.code } else { nil }
+                    }))
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
@@ -170,7 +172,9 @@ import Testing
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addTLSClientHandlers(context: context, host: host, trust: trust)
-                    try channel.pipeline.syncOperations.addHandler(HandshakeOutcome(outcome))
+                    try channel.pipeline.syncOperations.addHandler(FirstOutcome<NIOAny, Void>(outcome, event: { event in
+                        if case .handshakeCompleted = event as? TLSUserEvent { () } else { nil }
+                    }))
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
@@ -184,16 +188,28 @@ import Testing
     }
 }
 
-/// Completes a promise with the first of: the handshake's completion, an error, the channel's end.
-private final class HandshakeOutcome: ChannelInboundHandler {
-    typealias InboundIn = NIOAny
-    private let promise: EventLoopPromise<Void>
+/// Completes a promise with the first of: the value `read` finds in what the pipeline reads, or
+/// `event` in a user event; an error; the channel's end.
+private final class FirstOutcome<In, Value: Sendable>: ChannelInboundHandler {
+    typealias InboundIn = In
+    private let promise: EventLoopPromise<Value>
+    private let read: ((In) -> Value?)?
+    private let event: (Any) -> Value?
     private var done = false
 
-    init(_ promise: EventLoopPromise<Void>) { self.promise = promise }
+    init(_ promise: EventLoopPromise<Value>, read: ((In) -> Value?)? = nil, event: @escaping (Any) -> Value? = { _ in nil }) {
+        self.promise = promise
+        self.read = read
+        self.event = event
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if let read, let value = read(unwrapInboundIn(data)) { finish(.success(value)) }
+        context.fireChannelRead(data)
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .handshakeCompleted = event as? TLSUserEvent { finish(.success(())) }
+        if let value = self.event(event) { finish(.success(value)) }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -207,37 +223,7 @@ private final class HandshakeOutcome: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
-    private func finish(_ result: Result<Void, any Error>) {
-        guard !done else { return }
-        done = true
-        promise.completeWith(result)
-    }
-}
-
-/// Completes a promise with the response's status code, or with the error or end of the channel
-/// that came first.
-private final class ResponseStatus: ChannelInboundHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    private let promise: EventLoopPromise<UInt>
-    private var done = false
-
-    init(_ promise: EventLoopPromise<UInt>) { self.promise = promise }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(let head) = unwrapInboundIn(data) { finish(.success(head.status.code)) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        finish(.failure(error))
-        context.fireErrorCaught(error)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        finish(.failure(ChannelError.eof))
-        context.fireChannelInactive()
-    }
-
-    private func finish(_ result: Result<UInt, any Error>) {
+    private func finish(_ result: Result<Value, any Error>) {
         guard !done else { return }
         done = true
         promise.completeWith(result)
