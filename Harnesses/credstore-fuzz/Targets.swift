@@ -169,7 +169,7 @@ func fuzzImport(_ bytes: [UInt8], format: ImportFormat) {
         precondition(zip(records, records.dropFirst()).allSatisfy { $0.line < $1.line } && records.allSatisfy { $0.line >= 1 },
                      "CSV records out of order")
         let rendered = records.map { record in
-            record.fields.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",") + "\r\n"
+            record.fields.map { "\"" + $0.replacingEvery("\"", with: "\"\"") + "\"" }.joined(separator: ",") + "\r\n"
         }.joined()
         precondition((try? CSV.records(rendered))?.map(\.fields) == records.map(\.fields),
                      "CSV render/parse is not a round trip for \(text.debugDescription)")

@@ -221,7 +221,7 @@ package enum Netrc {
     /// quotes, backslashes or a leading `#` (or, `always`, quoted whatever it holds).
     static func quote(_ token: String, always: Bool = false) -> String {
         // Scalars, not Characters: "\r\n" is one Character, which matches neither "\r" nor "\n".
-        guard always || token.isEmpty || token.hasPrefix("#")
+        guard always || token.isEmpty || token.unicodeScalars.first == "#"
                 || token.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0 == "\"" || $0 == "\\" }) else {
             return token
         }

@@ -44,7 +44,7 @@ public struct DeviceKey: Hashable, Sendable, Codable, CustomStringConvertible {
             throw CredentialStorageError(.invalidInput, "a device key starts with \(Self.textPrefix); copy it as the other store shows it")
         }
         var base64 = String(trimmed.dropFirst(Self.textPrefix.count))
-            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            .replacingEvery("-", with: "+").replacingEvery("_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let key = DeviceKey(checking: [UInt8](data)) else {
             throw CredentialStorageError(.invalidInput, "the device key is damaged; copy it again")
@@ -60,8 +60,8 @@ public struct DeviceKey: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The text form: `csdev1:` and the key in base64url without padding.
     public var description: String {
         Self.textPrefix + Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacingEvery("+", with: "-").replacingEvery("/", with: "_")
+            .replacingEvery("=", with: "")
     }
 
     /// Decodes the text form, refusing what ``init(_:)`` refuses.

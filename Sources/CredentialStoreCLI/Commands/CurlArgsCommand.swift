@@ -50,7 +50,7 @@ struct CurlArgsCommand: ParsableCommand {
         let folder = dir.map(CurlFilesFolder.init(given:)) ?? CurlFilesFolder.standard(console)
         // A path curl reads from a config line or from `$(…)` word splitting: a line break would
         // start a curl option of its own (`insecure`), white space would split the path.
-        guard !folder.path.contains(where: { $0.isWhitespace || $0.isNewline || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) else {
+        guard !folder.path.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
             throw CommandFailure(.dataError, "the folder for curl's files (\(String(reflecting: folder.path))) holds white space or a control character; give --dir a plain path")
         }
         if clean {
@@ -95,6 +95,6 @@ struct CurlArgsCommand: ParsableCommand {
 
     /// A value inside a curl config file's double quotes.
     static func configEscaped(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        value.replacingEvery("\\", with: "\\\\").replacingEvery("\"", with: "\\\"")
     }
 }

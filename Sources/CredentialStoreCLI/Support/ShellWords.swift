@@ -3,9 +3,9 @@ import Foundation
 
 /// Words of a command the messages advise, spelled so that a shell reads each one back as itself
 /// when the user pastes the command.
-enum ShellWords {
+package enum ShellWords {
     /// `words`, each one ``quoted(_:)``, joined by spaces.
-    static func joined(_ words: [String]) -> String {
+    package static func joined(_ words: [String]) -> String {
         words.map(quoted).joined(separator: " ")
     }
 
@@ -13,7 +13,7 @@ enum ShellWords {
     /// control or bidirectional character in ANSI-C quotes (`$'Staff\tArea'`), which spell each
     /// such character as an escape bash reads back as the character, so that the word stays
     /// readable on a terminal (no character of it drives the display) and pastes as itself.
-    static func quoted(_ word: String) -> String {
+    package static func quoted(_ word: String) -> String {
         if word.unicodeScalars.contains(where: FieldRules.isDisplayControl) {
             var quoted = "$'"
             for scalar in word.unicodeScalars {
@@ -36,6 +36,6 @@ enum ShellWords {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.:/@%+=,".unicodeScalars.contains(scalar))
         }
-        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return plain ? word : "'" + word.replacingEvery("'", with: "'\\''") + "'"
     }
 }

@@ -1,0 +1,32 @@
+import CredentialStore
+import CredentialStoreCLI
+import CredentialStoreFormats
+import CredentialStoreTestSupport
+import Foundation
+import Testing
+
+/// A quote or backslash followed by a combining mark is one character but two scalars: the
+/// shell, curl and netrc readers read the quote. Every escaping compares scalars.
+struct ScalarEscapingTests {
+    @Test func aShellWordWithAQuoteBeforeACombiningMarkReadsBackAsItself() throws {
+        let word = "dir'\u{301};touch${IFS}pwned;'"
+        let quoted = ShellWords.quoted(word)
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("credstore-shell-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let echoed = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "printf %s " + quoted], directory: folder)
+        #expect(echoed.stdout == word)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("pwned").path), "the advice ran a command")
+    }
+
+    @Test func aNetrcTokenStartingWithAHashAndACombiningMarkIsQuoted() throws {
+        let password = "#\u{301}secret"
+        let text = Netrc.render([Netrc.Machine(host: "h.example.com", login: "u", password: password)])
+        #expect(try Netrc.parse(text).machines.first?.password == password)
+    }
+
+    @Test func replacingEveryComparesScalars() {
+        #expect("a\"\u{33B}b\\\u{301}".replacingEvery("\"", with: "\\\"").unicodeScalars.map(\.value)
+                == [0x61, 0x5C, 0x22, 0x33B, 0x62, 0x5C, 0x301])
+    }
+}
