@@ -369,9 +369,8 @@ extension SealTree {
         // The tree: every node's hash, and each bucket's recorded sum.
         var hashes: [Int64: [UInt8]] = [:]
         var interior: [Int64: [UInt8]] = [:]
-        let bucketCount = 1 << bucketBits
-        var recordedDigest = [UInt8](repeating: 0, count: bucketCount * digestBytes)
-        var recordedCount = [Int64](repeating: 0, count: bucketCount)
+        // Sparse, so the check costs what the store holds, not what the tree could hold.
+        var recorded: [Int: BucketSum] = [:]
         try reader.forEachSealNode { id, body in
             let level = level(of: id), position = position(of: id)
             guard level >= 0, level <= bucketLevel, position < 1 << (fanOutBits * level), !body.isEmpty else {
@@ -382,8 +381,7 @@ extension SealTree {
                 guard let entries = decodeBucket(body) else { throw tampered("a bucket of the seal tree does not parse") }
                 for (leaf, state) in entries {
                     guard leaf.bucket == position else { throw tampered("a leaf of the seal tree is in the wrong bucket") }
-                    recordedCount[position] += state.count
-                    for index in 0..<digestBytes { recordedDigest[position * digestBytes + index] ^= state.digest[index] }
+                    recorded[position, default: BucketSum()].add(count: state.count, digest: state.digest)
                 }
             } else {
                 guard body.count == fanOut * digestBytes else { throw tampered("a node of the seal tree is damaged") }
@@ -410,15 +408,11 @@ extension SealTree {
 
         // The rows, summed per bucket exactly as the buckets record them.
         var scan = FullScan()
-        var rowDigest = [UInt8](repeating: 0, count: bucketCount * digestBytes)
-        var rowCount = [Int64](repeating: 0, count: bucketCount)
+        var summed: [Int: BucketSum] = [:]
         try reader.forEachFingerprint(in: tables) { fingerprint, synchronizableItem in
             scan.count += 1
             for leaf in leaves(of: fingerprint) {
-                let bucket = leaf.bucket
-                let contribution = contribution(fingerprint, to: leaf, keys: keys)
-                rowCount[bucket] += 1
-                for index in 0..<digestBytes { rowDigest[bucket * digestBytes + index] ^= contribution[index] }
+                summed[leaf.bucket, default: BucketSum()].add(count: 1, digest: contribution(fingerprint, to: leaf, keys: keys))
             }
             guard synchronizableItem else { return }
             // The keys themselves, unhashed: this compares two sets that the tree already
@@ -431,10 +425,40 @@ extension SealTree {
                 scan.liveRegisterCount += 1
             }
         }
-        guard rowCount == recordedCount, Sodium.constantTimeEquals(rowDigest, recordedDigest) else {
-            throw tampered("the rows differ from those sealed")
-        }
+        // A bucket whose leaves sum to nothing is one the tree may list (its leaves emptied) or not.
+        recorded = recorded.filter { !$0.value.isEmpty }
+        summed = summed.filter { !$0.value.isEmpty }
+        guard BucketSum.same(summed, recorded) else { throw tampered("the rows differ from those sealed") }
         return scan
+    }
+
+    /// One bucket's leaves summed: their rows' count, and the XOR of their digests as two words.
+    struct BucketSum {
+        var count: Int64 = 0
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+
+        var isEmpty: Bool { count == 0 && low == 0 && high == 0 }
+
+        mutating func add(count rows: Int64, digest: [UInt8]) {
+            count += rows
+            for index in 0..<8 {
+                low ^= UInt64(digest[index]) << (8 * index)
+                high ^= UInt64(digest[8 + index]) << (8 * index)
+            }
+        }
+
+        /// Whether both hold the same buckets with the same sums; the digests are compared
+        /// without an early exit, as every MAC here is.
+        static func same(_ lhs: [Int: BucketSum], _ rhs: [Int: BucketSum]) -> Bool {
+            guard lhs.count == rhs.count else { return false }
+            var difference: UInt64 = 0
+            for (bucket, sum) in lhs {
+                guard let other = rhs[bucket], other.count == sum.count else { return false }
+                difference |= (sum.low ^ other.low) | (sum.high ^ other.high)
+            }
+            return difference == 0
+        }
     }
 
     /// XORs `bytes` into `accumulator`, wrapping around.
