@@ -73,8 +73,8 @@ package enum TLSCommands {
         throw CommandFailure(.unavailable, """
             this command reads or writes certificates, which credstore does through \(helperName) (the \
             same tool with the TLS libraries linked), and \(helperName) is not installed (looked for \
-            \(places)); scripts/install and the .deb install it, and `swift build -c release -Xswiftc \
-            -static-executable --product \(helperName)` builds it beside the README's build
+            \(places)); scripts/install and the .deb install it, and `swift build -c release --toolset \
+            release.toolset.json --product \(helperName)` builds it beside the README's build
             """)
     }
 
