@@ -12,21 +12,29 @@ public struct CredentialQuery: Hashable, Sendable {
     public var label: String?
     /// Attributes the credential must carry with exactly these values.
     public var attributes: [String: String]
-    /// The tier.
+    /// The tier, `nil` for every tier. No credential is kept in ``/CredentialStoreCore/Persistence/none``,
+    /// so a query for it selects nothing.
     public var persistence: Persistence?
     /// `true` for expired credentials only, `false` for those not expired, `nil` for both.
     public var expired: Bool?
 
-    /// A query; with no condition it selects every credential.
-    public init(
-        host: String? = nil, label: String? = nil, attributes: [String: String] = [:], persistence: Persistence? = nil,
-        expired: Bool? = nil
-    ) {
+    /// A query of every tier; with no condition it selects every credential.
+    public init(host: String? = nil, label: String? = nil, attributes: [String: String] = [:], expired: Bool? = nil) {
         self.host = host
         self.label = label
         self.attributes = attributes
-        self.persistence = persistence
+        self.persistence = nil
         self.expired = expired
+    }
+
+    /// A query of one tier. A separate form, not an optional parameter: with `Persistence?`,
+    /// Swift reads `.none` as `nil`, and a query for the tier that holds nothing would select
+    /// every credential.
+    public init(
+        host: String? = nil, label: String? = nil, attributes: [String: String] = [:], persistence: Persistence, expired: Bool? = nil
+    ) {
+        self.init(host: host, label: label, attributes: attributes, expired: expired)
+        self.persistence = persistence
     }
 
     /// Whether `entry` meets every condition, at `now`.

@@ -8,22 +8,31 @@ extension CredentialStorage {
     // MARK: Client identities
 
     /// Stores `identity` for `endpoint`, in the tier `persistence` names; replaces the identity
-    /// stored there before.
+    /// stored there before. ``/CredentialStoreCore/Persistence/none`` stores nothing, as it does
+    /// for a credential.
     ///
     /// - Parameters:
     ///   - identity: The certificate chain and private key to present.
     ///   - endpoint: The host (or every host) and port (or every port) it is for.
-    ///   - persistence: The tier; `nil` keeps the tier of the identity it replaces, or
-    ///     ``/CredentialStoreCore/Persistence/permanent`` for a new one.
+    ///   - persistence: The tier.
     ///   - options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable identity to
     ///     another tier, which removes it on every synced machine.
     /// - Throws: `invalidInput` for an identity without a certificate or a key, or one larger
     ///   than a sync bundle carries; `synchronizableRemovalNeedsOption`, as
     ///   ``set(_:for:options:)`` throws it; the store's I/O and integrity errors.
     public func setIdentity(
-        _ identity: ClientIdentity, for endpoint: TLSEndpoint, persistence: Persistence? = nil, options: RemovalOptions = []
+        _ identity: ClientIdentity, for endpoint: TLSEndpoint, persistence: Persistence, options: RemovalOptions = []
     ) throws {
         try setTLSItem(TLSItemCoding.credential(identity, persistence: persistence), for: endpoint.space(.clientCertificate), options: options)
+    }
+
+    /// Stores `identity` for `endpoint` in the tier of the identity it replaces, or
+    /// ``/CredentialStoreCore/Persistence/permanent`` for a new one.
+    ///
+    /// A tier is a separate form, not an optional parameter: with `Persistence?`, Swift reads
+    /// `.none` as `nil`, and an identity meant to be kept nowhere would be stored.
+    public func setIdentity(_ identity: ClientIdentity, for endpoint: TLSEndpoint, options: RemovalOptions = []) throws {
+        try setTLSItem(TLSItemCoding.credential(identity, persistence: nil), for: endpoint.space(.clientCertificate), options: options)
     }
 
     /// The identity to present to `host` at `port`: the one stored for that host and port, else
@@ -69,18 +78,25 @@ extension CredentialStorage {
 
     /// Stores what `endpoint`'s servers must present (pins, extra anchors), in the tier
     /// `persistence` names; replaces what was stored there before.
+    /// ``/CredentialStoreCore/Persistence/none`` stores nothing.
     ///
     /// - Parameters:
     ///   - trust: The pins and extra anchors the servers must match.
     ///   - endpoint: The host (or every host) and port (or every port) it is for.
-    ///   - persistence: The tier; `nil` keeps the tier of the trust it replaces, or
-    ///     ``/CredentialStoreCore/Persistence/permanent`` for a new one.
+    ///   - persistence: The tier.
     ///   - options: ``RemovalOptions/removeSynchronizable`` to move a synchronizable trust to
     ///     another tier, which removes it on every synced machine.
     public func setServerTrust(
-        _ trust: ServerTrust, for endpoint: TLSEndpoint, persistence: Persistence? = nil, options: RemovalOptions = []
+        _ trust: ServerTrust, for endpoint: TLSEndpoint, persistence: Persistence, options: RemovalOptions = []
     ) throws {
         try setTLSItem(TLSItemCoding.credential(trust, persistence: persistence), for: endpoint.space(.serverTrust), options: options)
+    }
+
+    /// Stores what `endpoint`'s servers must present in the tier of the trust it replaces, or
+    /// ``/CredentialStoreCore/Persistence/permanent`` for a new one (a separate form for the
+    /// reason ``setIdentity(_:for:options:)`` gives).
+    public func setServerTrust(_ trust: ServerTrust, for endpoint: TLSEndpoint, options: RemovalOptions = []) throws {
+        try setTLSItem(TLSItemCoding.credential(trust, persistence: nil), for: endpoint.space(.serverTrust), options: options)
     }
 
     /// The trust to evaluate `host` at `port` by: the one stored for that host and port, else for

@@ -46,8 +46,12 @@ struct IdentityCommand: ParsableCommand {
                 do { identity = try tls.identity(pkcs12: contents, password: password) } catch { throw failure(error) }
             }
             let storage = try global.location(in: console).openOrCreate(console)
-            try storage.setIdentity(identity, for: endpoint.endpoint, persistence: persistence?.persistence,
-                                    options: synchronizable ? .removeSynchronizable : [])
+            let options: RemovalOptions = synchronizable ? .removeSynchronizable : []
+            if let tier = persistence?.persistence {
+                try storage.setIdentity(identity, for: endpoint.endpoint, persistence: tier, options: options)
+            } else {
+                try storage.setIdentity(identity, for: endpoint.endpoint, options: options)
+            }
             let summary = IdentityJSON.leafSummary(of: identity, tls)
             if global.json {
                 let stored = try persistence?.persistence ?? storage.identities()[endpoint.endpoint]?.persistence ?? .permanent

@@ -103,8 +103,12 @@ struct PinCommand: ParsableCommand {
             var trust = try storage.serverTrust(for: target.endpoint) ?? ServerTrust()
             trust.pins.formUnion(added)
             for certificate in anchors where !trust.anchors.contains(certificate) { trust.anchors.append(certificate) }
-            try storage.setServerTrust(trust, for: target.endpoint, persistence: persistence?.persistence,
-                                       options: synchronizable ? .removeSynchronizable : [])
+            let options: RemovalOptions = synchronizable ? .removeSynchronizable : []
+            if let tier = persistence?.persistence {
+                try storage.setServerTrust(trust, for: target.endpoint, persistence: tier, options: options)
+            } else {
+                try storage.setServerTrust(trust, for: target.endpoint, options: options)
+            }
             if global.json {
                 let stored = try persistence?.persistence ?? storage.serverTrusts()[target.endpoint]?.persistence ?? .permanent
                 console.output.write(PinJSON.object(target.endpoint, trust, stored, tls).rendered + "\n")

@@ -25,7 +25,9 @@ struct SearchFilters: ParsableArguments {
 
     /// The library query these filters make.
     func query() throws -> CredentialQuery {
-        CredentialQuery(host: host, label: label, attributes: try Self.pairs(attributes), persistence: persistence?.persistence, expired: expired ? true : nil)
+        var query = CredentialQuery(host: host, label: label, attributes: try Self.pairs(attributes), expired: expired ? true : nil)
+        query.persistence = persistence?.persistence
+        return query
     }
 
     /// `--attr NAME=VALUE` arguments as a map (the value may hold `=`; the last of a name wins).

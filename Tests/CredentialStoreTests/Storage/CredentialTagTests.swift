@@ -29,7 +29,9 @@ import CredentialStoreTestSupport
 
     private func users(_ storage: CredentialStorage, label: String? = nil, _ attributes: [String: String] = [:],
                        persistence: Persistence? = nil) throws -> Set<String> {
-        Set(try storage.credentials(matching: CredentialQuery(label: label, attributes: attributes, persistence: persistence)).map(\.user))
+        var query = CredentialQuery(label: label, attributes: attributes)
+        query.persistence = persistence
+        return Set(try storage.credentials(matching: query).map(\.user))
     }
 
     private func tagRowCount() throws -> Int {
@@ -78,6 +80,9 @@ import CredentialStoreTestSupport
         #expect(try users(storage, ["env": "prod", "team": "infra"]) == ["alice"])
         #expect(try users(storage, label: "home", ["team": "infra"]).isEmpty)
         #expect(try users(storage, label: "work", persistence: .synchronizable).isEmpty)
+        // The tier that keeps nothing selects nothing, spelled as a caller would spell it.
+        #expect(try storage.credentials(matching: CredentialQuery(persistence: .none)).isEmpty)
+        #expect(try storage.credentials(matching: CredentialQuery(persistence: .permanent)).count == 4)
         #expect(try users(storage, label: "nobody's").isEmpty)
         #expect(try users(storage, ["team": "infr"]).isEmpty, "a value matches whole, not as a prefix")
         // The same answers as a scan of every entry.

@@ -57,6 +57,18 @@ import CredentialStoreTestSupport
         #expect(try storage.defaultCredential(answering: ProtectionSpace(host: "api.example.com", port: 443, protocol: "https", realm: "r")) == nil)
     }
 
+    @Test func anItemForTheTierThatKeepsNothingIsNotStored() throws {
+        let store = try TemporaryStore()
+        let storage = try open(store)
+        let trust = ServerTrust(pins: [PublicKeyPin(digest: Array(repeating: 3, count: 32))!])
+        // `.none` as a caller writes it: the tier that keeps nothing, never "keep the old tier".
+        try storage.setIdentity(Self.identity, for: TLSEndpoint(host: "api.example.com"), persistence: .none)
+        try storage.setServerTrust(trust, for: TLSEndpoint(host: "api.example.com"), persistence: .none)
+        #expect(try open(store).identities().isEmpty)
+        #expect(try open(store).serverTrusts().isEmpty)
+        #expect(try storage.identity(forHost: "api.example.com", port: 443) == nil)
+    }
+
     @Test func serverTrustKeepsItsPinsAndAnchorsAndFallsBackLikeIdentities() throws {
         let store = try TemporaryStore()
         let storage = try open(store)
