@@ -111,7 +111,7 @@ package struct CredstoreCommand: AsyncParsableCommand {
     /// operation when it runs as ``gitHelperName``.
     package static func arguments(of commandLine: [String]) -> [String] {
         let rest = Array(commandLine.dropFirst())
-        guard let program = commandLine.first, program.split(separator: "/").last.map(String.init) == gitHelperName else { return rest }
+        guard let program = commandLine.first, program.pathElements.last == gitHelperName else { return rest }
         return ["git-credential"] + rest
     }
 

@@ -247,9 +247,12 @@ package enum ForeignImport {
     /// credential.useHttpPath was set) the realm `git:PATH`.
     static func gitCredentialRow(_ line: String, number: Int) throws -> Row {
         let malformed = FormatError("line \(number) is not a URL such as https://user:password@host; the git-credentials file is malformed and nothing was imported")
-        guard let schemeEnd = line.range(of: "://"), !line[..<schemeEnd.lowerBound].isEmpty else { throw malformed }
-        let scheme = String(line[..<schemeEnd.lowerBound]).lowercased()
-        let rest = line[schemeEnd.upperBound...]
+        // By Unicode scalars, as git reads bytes: a delimiter followed by a combining mark is one
+        // Character that equals no delimiter, and a reading by Characters ends the host elsewhere.
+        let scalars = line.unicodeScalars
+        guard let schemeEnd = scalars.firstRange(of: "://".unicodeScalars), schemeEnd.lowerBound != scalars.startIndex else { throw malformed }
+        let scheme = String(Substring(scalars[..<schemeEnd.lowerBound])).lowercased()
+        let rest = scalars[schemeEnd.upperBound...]
         // As git's credential_from_url: the host part ends at the first /, ? or #.
         let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         let authority = rest[..<hostEnd]
@@ -267,14 +270,14 @@ package enum ForeignImport {
         // colon and an IPv6 address's brackets. Any other escape is not git's, and would show
         // one host in the file and name another once decoded.
         let rawHost = authority[authority.index(after: at)...]
-        guard Self.hasOnlyGitHostEscapes(rawHost) else {
+        guard Self.hasOnlyGitHostEscapes(Substring(rawHost)) else {
             row.skipped = "its host holds percent-encoded bytes other than the port's colon or an IPv6 address's brackets, which would read as another host"
             return row
         }
-        guard let user = percentDecoded(userInfo[..<(colon ?? userInfo.endIndex)]),
-              let password = colon.map({ percentDecoded(userInfo[userInfo.index(after: $0)...]) }) ?? "",
-              let host = percentDecoded(authority[authority.index(after: at)...]),
-              var decodedPath = percentDecoded(path) else {
+        guard let user = percentDecoded(Substring(userInfo[..<(colon ?? userInfo.endIndex)])),
+              let password = colon.map({ percentDecoded(Substring(userInfo[userInfo.index(after: $0)...])) }) ?? "",
+              let host = percentDecoded(Substring(rawHost)),
+              var decodedPath = percentDecoded(Substring(path)) else {
             row.skipped = "a percent-encoded value is not UTF-8 text"
             return row
         }
@@ -305,11 +308,12 @@ package enum ForeignImport {
     /// Whether the only `%` escapes in a git-credentials host are those git writes for a
     /// host of its own: `%3A` (a port's colon), `%5B` and `%5D` (an IPv6 address's brackets).
     static func hasOnlyGitHostEscapes(_ host: Substring) -> Bool {
-        var rest = host[...]
-        while let percent = rest.firstIndex(of: "%") {
-            let escape = rest[percent...].prefix(3).uppercased()
+        let bytes = Array(host.utf8)
+        var index = 0
+        while let percent = bytes[index...].firstIndex(of: UInt8(ascii: "%")) {
+            let escape = String(decoding: bytes[percent..<min(percent + 3, bytes.count)], as: UTF8.self).uppercased()
             guard escape == "%3A" || escape == "%5B" || escape == "%5D" else { return false }
-            rest = rest[rest.index(percent, offsetBy: 3)...]
+            index = percent + 3
         }
         return true
     }

@@ -42,9 +42,12 @@ package struct GitCredentialRequest: Equatable {
     package static func parse(_ lines: [String]) -> GitCredentialRequest {
         var request = GitCredentialRequest()
         for line in lines {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let value = String(line[line.index(after: equals)...])
-            switch line[..<equals] {
+            // By Unicode scalars, as git reads bytes: `=` followed by a combining mark is one
+            // Character, which equals no `=`.
+            let scalars = line.unicodeScalars
+            guard let equals = scalars.firstIndex(of: "=") else { continue }
+            let value = String(Substring(scalars[scalars.index(after: equals)...]))
+            switch String(Substring(scalars[..<equals])) {
             case "protocol": request.protocol = value
             case "host": request.host = value
             case "path": request.path = value
@@ -76,16 +79,20 @@ package struct GitCredentialRequest: Equatable {
         var port = 0
         // `host` may carry a port: `example.com:8443` or `[::1]:8443`, spelled as a URL's port
         // must be (digits, no leading zero, 1 to 65535): `:0`, `:00443` or `:+443` name no space.
-        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]"),
-           host.hasPrefix("[") || host.firstIndex(of: ":") == colon {
-            let digits = host[host.index(after: colon)...]
-            guard !digits.isEmpty, digits.utf8.count <= 5, digits.first != "0",
+        // By Unicode scalars, as git reads bytes (see ``parse(_:)``).
+        let scalars = host.unicodeScalars
+        if let colon = scalars.lastIndex(of: ":"), scalars.last != "]",
+           scalars.first == "[" || scalars.firstIndex(of: ":") == colon {
+            let digits = Substring(scalars[scalars.index(after: colon)...])
+            guard !digits.isEmpty, digits.utf8.count <= 5, digits.utf8.first != UInt8(ascii: "0"),
                   digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
                   let number = Int(digits), number <= 65_535 else { return nil }
-            name = String(host[..<colon])
+            name = String(Substring(scalars[..<colon]))
             port = number
         }
-        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name.unicodeScalars.first == "[", name.unicodeScalars.last == "]" {
+            name = String(Substring(name.unicodeScalars.dropFirst().dropLast()))
+        }
         // As a URL without a port: `protocol=postgres` is the space of postgres://HOST.
         if port == 0 { port = ProtocolToken.registeredPort(ProtocolToken.canonical(`protocol`)) ?? 0 }
         let space = ProtectionSpace(host: name, port: port, protocol: `protocol`, realm: realm)

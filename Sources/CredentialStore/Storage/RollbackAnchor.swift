@@ -221,7 +221,7 @@ struct StoreRecord {
         guard let first = recorded, first != expected else { return }
         // A new store is put in place and recorded under its folder's lock: taken here, the
         // record read again is the store's own if it was just created in place of a deleted one.
-        let folder = (databasePath as NSString).deletingLastPathComponent
+        let folder = databasePath.parentPath
         guard let recorded = try StoreFiles.withFolderLock(folder, exclusive: false, { try self.recorded() }), recorded != expected else { return }
         let parts = recorded.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         func describe(_ kind: String) -> String { kind == StoreProtection.passphrase.rawValue ? "locked with a passphrase" : "unlocked by a key file" }

@@ -33,11 +33,12 @@ struct SearchFilters: ParsableArguments {
     /// `--attr NAME=VALUE` arguments as a map (the value may hold `=`; the last of a name wins).
     static func pairs(_ arguments: [String]) throws -> [String: String] {
         var pairs: [String: String] = [:]
-        for attribute in arguments {
+        for attribute in arguments.map(\.unicodeScalars) {
+            // By Unicode scalars: `=` followed by a combining mark is one Character, equal to no `=`.
             guard let equals = attribute.firstIndex(of: "="), equals != attribute.startIndex else {
                 throw ValidationError("--attr takes NAME=VALUE")
             }
-            pairs[String(attribute[..<equals])] = String(attribute[attribute.index(after: equals)...])
+            pairs[String(Substring(attribute[..<equals]))] = String(Substring(attribute[attribute.index(after: equals)...]))
         }
         return pairs
     }

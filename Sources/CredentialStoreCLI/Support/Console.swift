@@ -59,9 +59,11 @@ package struct Console: Sendable {
         var variables: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
-            let text = String(cString: pointer)
+            // Split by Unicode scalars, as the C library splits bytes: a value that starts with a
+            // combining mark makes `=` and the mark one Character, which equals no `=`.
+            let text = String(cString: pointer).unicodeScalars
             if let separator = text.firstIndex(of: "=") {
-                variables[String(text[..<separator])] = String(text[text.index(after: separator)...])
+                variables[String(Substring(text[..<separator]))] = String(Substring(text[text.index(after: separator)...]))
             }
             entry += 1
         }

@@ -1,3 +1,4 @@
+import CredentialStore
 import Foundation
 #if canImport(Glibc)
 // `struct stat` is CoreFoundation's declaration once swift-nio's modules are in the build: the
@@ -63,7 +64,7 @@ struct CurlFilesFolder {
         if isDefault {
             // Its parents as `mkdir -p` would make them, but closed to others like the store's.
             var parent = ""
-            for component in path.split(separator: "/").dropLast() {
+            for component in path.pathElements.dropLast() {
                 parent += "/" + component
                 if mkdir(parent, 0o700) != 0, errno != EEXIST {
                     throw CommandFailure(.ioError, "cannot create \(parent): \(String(cString: strerror(errno)))")
@@ -111,7 +112,7 @@ struct CurlFilesFolder {
     /// Refuses a folder that someone else could swap for another: one whose parent, or any
     /// folder above it, another user could change (``PathOwnership``).
     private func checkAncestors() throws {
-        let parentPath = (path as NSString).deletingLastPathComponent
+        let parentPath = path.parentPath
         do {
             _ = try PathOwnership.check(parentPath.isEmpty ? "." : parentPath)
         } catch .unreadable(let ancestor, let reason) {

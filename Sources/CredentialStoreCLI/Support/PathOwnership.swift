@@ -1,3 +1,4 @@
+import CredentialStore
 import Foundation
 #if canImport(Glibc)
 // `struct stat` is CoreFoundation's declaration once swift-nio's modules are in the build: the
@@ -49,7 +50,7 @@ enum PathOwnership {
                 throw .writableByOthers(path: element, mode: String(info.st_mode & 0o7777, radix: 8))
             }
             guard element != "/" else { return start }
-            element = (element as NSString).deletingLastPathComponent
+            element = element.parentPath
         }
     }
 }

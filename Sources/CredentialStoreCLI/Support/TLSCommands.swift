@@ -1,4 +1,5 @@
 import ArgumentParser
+import CredentialStore
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -84,9 +85,9 @@ package enum TLSCommands {
     /// executable file is run (a folder or a file without the x bit is passed over).
     private static func helperCandidates() -> [String] {
         guard let executable = executablePath() else { return [] }
-        let folder = (executable as NSString).deletingLastPathComponent
-        return [folder + "/" + helperName,
-                ((folder as NSString).deletingLastPathComponent as NSString).appendingPathComponent("libexec/credstore/" + helperName)]
+        let folder = executable.parentPath
+        let prefix = folder.parentPath == "/" ? "" : folder.parentPath
+        return [folder + "/" + helperName, prefix + "/libexec/credstore/" + helperName]
     }
 
     /// This process's executable, as the kernel names it.

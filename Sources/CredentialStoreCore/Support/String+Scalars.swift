@@ -16,4 +16,27 @@ extension String {
         }
         return String(result)
     }
+
+    /// The folder that holds what this path names, read as the kernel reads a path: by its bytes.
+    ///
+    /// What every walk up a path must use. NSString's `deletingLastPathComponent` reads
+    /// characters, and a slash followed by a combining mark (`/\u{301}`) is one character that is
+    /// not a slash: for `/a/b/\u{301}c` it gave `/a`, and a check of every folder above a path
+    /// passed over `/a/b`. Trailing and repeated slashes are read as the kernel reads them:
+    /// `/a/b/` is in `/a`, `/a` and `/` are in `/`, and a bare name is in the empty path (the
+    /// current folder).
+    package var parentPath: String {
+        let slash = UInt8(ascii: "/")
+        var bytes = Array(utf8)
+        while bytes.count > 1, bytes.last == slash { bytes.removeLast() }
+        guard var end = bytes.lastIndex(of: slash) else { return "" }
+        while end > 0, bytes[end - 1] == slash { end -= 1 }
+        return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
+    /// The elements of this path between its slashes, read by its bytes as ``parentPath`` is;
+    /// empty elements (from `//` or a leading or trailing slash) are left out.
+    package var pathElements: [String] {
+        utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+    }
 }

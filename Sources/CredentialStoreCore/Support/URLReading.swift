@@ -65,23 +65,28 @@ package struct URLReading: Equatable, Sendable {
     /// - Throws: ``CredentialStorageError/Code/invalidInput`` with the reason, for every text
     ///   listed in the type's description; the message never contains the text.
     package init(_ text: String, userInfo: UserInfo = .refused) throws {
+        // Every delimiter is looked for among the text's Unicode scalars, as the standard, curl
+        // and git look for it. A Character is a grapheme cluster: `/` followed by a combining
+        // mark is one Character, equal to no delimiter, and a reading by Characters went on past
+        // it to an `@` that a browser reads in the path, and filed the credential for the host after it.
+        let scalars = text.unicodeScalars
         // The scheme: a letter, then letters, digits, + - . (RFC 3986), then `://`.
-        guard let colon = text.firstIndex(of: ":"), text[text.index(after: colon)...].hasPrefix("//") else {
+        guard let colon = scalars.firstIndex(of: ":"), scalars[scalars.index(after: colon)...].starts(with: "//".unicodeScalars) else {
             throw Self.refusal(Self.notAURL)
         }
-        let scheme = text[..<colon]
-        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
-              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
+        let scheme = scalars[..<colon]
+        guard let first = scheme.first, first.isASCII, first.properties.isAlphabetic,
+              scheme.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
         else { throw Self.refusal(Self.notAURL) }
         // Before any split: a browser drops tabs and line breaks and reads on, so the text
         // around them is not what it looks like.
-        if text.unicodeScalars.contains(where: Self.isSpaceOrControl) {
+        if scalars.contains(where: Self.isSpaceOrControl) {
             throw Self.refusal("the URL holds white space or a control character; give it on its own, without them")
         }
-        if text.utf8.contains(UInt8(ascii: "\\")) {
+        if scalars.contains("\\") {
             throw Self.refusal("the URL holds a backslash, which browsers read as a slash that ends the host; write / where a path is meant")
         }
-        let afterScheme = text[text.index(colon, offsetBy: 3)...]
+        let afterScheme = scalars[scalars.index(colon, offsetBy: 3)...]
         let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? afterScheme.endIndex
         let authority = afterScheme[..<authorityEnd]
         var hostAndPort = authority
@@ -97,7 +102,7 @@ package struct URLReading: Equatable, Sendable {
                 throw Self.refusal("the URL carries a user name before its host (user@host); give the URL without it and name the user separately")
             }
             let name = info[..<(infoColon ?? info.endIndex)]
-            guard let decoded = Self.percentDecoded(name) else {
+            guard let decoded = Self.percentDecoded(Substring(name)) else {
                 throw Self.refusal("the URL's user name is not UTF-8 text once percent-decoded")
             }
             user = decoded.isEmpty || userInfo == .discarded ? nil : decoded
@@ -105,15 +110,15 @@ package struct URLReading: Equatable, Sendable {
         }
         // The port follows the last colon, or the colon after an IPv6 literal's `]`.
         var hostText = hostAndPort
-        var portText: Substring?
-        if hostAndPort.hasPrefix("[") {
+        var portText: Substring.UnicodeScalarView?
+        if hostAndPort.first == "[" {
             guard let close = hostAndPort.firstIndex(of: "]") else {
                 throw Self.refusal("the URL's host opens an IPv6 address with [ and does not close it")
             }
             hostText = hostAndPort[...close]
             let after = hostAndPort[hostAndPort.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw Self.refusal("the URL has text after its IPv6 address that is not a port") }
+                guard after.first == ":" else { throw Self.refusal("the URL has text after its IPv6 address that is not a port") }
                 portText = after.dropFirst()
             }
         } else if let portColon = hostAndPort.lastIndex(of: ":") {
@@ -122,14 +127,14 @@ package struct URLReading: Equatable, Sendable {
         }
         guard !hostText.isEmpty else { throw Self.refusal(Self.notAURL) }
         // The standard ends the host at its first colon: an IPv6 address needs its brackets.
-        guard hostText.hasPrefix("[") || !hostText.utf8.contains(UInt8(ascii: ":")) else {
+        guard hostText.first == "[" || !hostText.contains(":") else {
             throw Self.refusal("the URL's host holds a colon; write an IPv6 address in brackets, such as https://[2001:db8::1]:8443")
         }
-        self.scheme = ProtocolToken.asciiLowercased(String(scheme))
-        self.host = try Self.host(String(hostText))
-        self.port = try portText.flatMap(Self.port)
+        self.scheme = ProtocolToken.asciiLowercased(String(Substring(scheme)))
+        self.host = try Self.host(String(Substring(hostText)))
+        self.port = try portText.flatMap { try Self.port(Substring($0)) }
         self.user = user
-        self.rest = String(afterScheme[authorityEnd...])
+        self.rest = String(Substring(afterScheme[authorityEnd...]))
     }
 
     /// The URL of this reading, spelled so that Foundation reads the same host: scheme, host,

@@ -28,6 +28,17 @@ struct CredentialDetailsCommandTests {
         #expect(try jsonArray(json.stdout).first?["hasRefreshToken"] as? Bool == true)
     }
 
+    /// `NAME=VALUE` splits at the first `=` scalar, as the shell wrote it, even where a combining
+    /// mark after it makes the two one Character.
+    @Test func anAttributeValueThatStartsWithACombiningMarkIsKeptWhole() throws {
+        let sandbox = try Sandbox()
+        let added = try sandbox.run(["add", "https://api.example.com", "--user", "app", "--attr", "note=\u{301}a=b"] + sandbox.storeArguments,
+                                    stdin: "pw\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let got = try jsonObject(sandbox.run(["get", "https://api.example.com", "--json"] + sandbox.storeArguments).stdout)
+        #expect(got["attributes"] as? [String: String] == ["note": "\u{301}a=b"])
+    }
+
     @Test func anExpiredCredentialIsNoDefaultButAnExplicitUserFindsIt() throws {
         let sandbox = try Sandbox()
         let added = try sandbox.run(["add", "https://old.example.com", "--user", "u", "--expires", "2001-01-01T00:00:00Z"] + sandbox.storeArguments,

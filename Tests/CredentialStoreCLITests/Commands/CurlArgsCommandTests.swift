@@ -159,6 +159,14 @@ import Glibc
                                         environment: ["XDG_STATE_HOME": state.path])
         #expect(openState.status == 77 && openState.stderr.contains(state.path), "\(openState.stderr)")
 
+        // A folder whose name starts with a combining mark: the slash before it is still a slash,
+        // and the parent others can write is still found and refused.
+        let marked = shared.appendingPathComponent("\u{301}curl", isDirectory: true)
+        try manager.createDirectory(at: marked, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let openMarked = try sandbox.run(["curl-args", "https://127.0.0.1:8443/", "--dir", marked.path] + sandbox.storeArguments)
+        #expect(openMarked.status == 77 && openMarked.stderr.contains(shared.path), "\(openMarked.stderr)")
+        #expect(try manager.contentsOfDirectory(atPath: marked.path).isEmpty)
+
         // With the sticky bit, others cannot rename what is not theirs: the folder is used.
         try manager.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: shared.path)
         let sticky = try sandbox.run(["curl-args", "https://127.0.0.1:8443/", "--dir", folder.path] + sandbox.storeArguments)

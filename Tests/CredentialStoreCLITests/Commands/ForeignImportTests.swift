@@ -77,6 +77,20 @@ struct ForeignImportTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.store.path), "a malformed file creates no store")
     }
 
+    /// git reads a git-credentials line by bytes, and its host ends at the first `/`: a `/`
+    /// followed by a combining mark still ends it, so the `@` after it is in the path, and the
+    /// line has no user or password. Read by Characters, it was a password for evil.example.com.
+    @Test func aGitCredentialsLineIsSplitWhereGitSplitsItWhateverFollowsTheSlash() throws {
+        let sandbox = try Sandbox()
+        let file = try write("https://u:p@one.example.com\nhttps://good.example.com/\u{301}mallory:planted@evil.example.com\n",
+                             "git-credentials", in: sandbox)
+        let result = try sandbox.run(["import", file, "--from", "git-credentials", "--json"] + sandbox.storeArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(listed.map { $0["host"] as? String } == ["one.example.com"], "\(listed)")
+        #expect(!result.stdout.contains("planted") && !result.stderr.contains("planted"))
+    }
+
     // MARK: CSV exports
 
     /// KeePassXC quotes every field and writes its columns in this order (2.7 adds TOTP, Icon,

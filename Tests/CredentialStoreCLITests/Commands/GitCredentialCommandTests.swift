@@ -145,6 +145,19 @@ struct GitCredentialCommandTests {
         #expect(listed.count == 1 && listed.first?["user"] as? String == "alice", "\(host): \(listed)")
     }
 
+    /// git reads its lines by bytes: a value that starts with a combining mark (which joins the
+    /// `=` before it into one Character) is the value git sent, kept and given back whole.
+    @Test func aValueThatStartsWithACombiningMarkIsKeptAsGitSentIt() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        _ = try helper(sandbox, "store", origin + ["username=\u{301}alice", "password=\u{301}s3cret"])
+        #expect(try helper(sandbox, "get", origin).stdout == "username=\u{301}alice\npassword=\u{301}s3cret\n")
+        // A port's colon followed by a mark is no port: nothing is stored under another host.
+        _ = try helper(sandbox, "store", ["protocol=https", "host=db.example.com:\u{301}8443", "username=mallory", "password=planted"])
+        let listed = try jsonArray(sandbox.run(["list", "--json"]).stdout)
+        #expect(listed.count == 1 && listed.first?["host"] as? String == "git.example.com", "\(listed)")
+    }
+
     @Test func wwwauthPicksTheRealm() throws {
         let sandbox = try Sandbox()
         let origin = ["protocol=https", "host=git.example.com"]

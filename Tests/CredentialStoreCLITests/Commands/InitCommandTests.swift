@@ -69,6 +69,18 @@ struct InitCommandTests {
         #expect(try sandbox.run(["init", "--passphrase"] + sandbox.storeArguments).status == 0)
     }
 
+    /// The environment is read as the C library reads it, by the first `=`: a passphrase that
+    /// starts with a combining mark (one Character with the `=` before it) is the passphrase.
+    @Test func aPassphraseThatStartsWithACombiningMarkIsReadFromTheEnvironmentWhole() throws {
+        let sandbox = try Sandbox()
+        let passphrase = ["CREDSTORE_PASSPHRASE": "\u{301}correct=horse"]
+        #expect(try sandbox.run(["init", "--passphrase"] + sandbox.storeArguments, environment: passphrase).status == 0)
+        #expect(try sandbox.run(["add", "https://api.example.com", "--user", "alice"] + sandbox.storeArguments, stdin: "pw\n", environment: passphrase).status == 0)
+        #expect(try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments, environment: passphrase).stdout == "pw\n")
+        let other = try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments, environment: ["CREDSTORE_PASSPHRASE": "horse"])
+        #expect(other.status == 77 && other.stdout.isEmpty)
+    }
+
     @Test func initPassphraseWithoutAPassphraseOrTerminalExits64() throws {
         let sandbox = try Sandbox()
         let result = try sandbox.run(["init", "--passphrase"] + sandbox.storeArguments)

@@ -25,6 +25,16 @@ struct ScalarEscapingTests {
         #expect(try Netrc.parse(text).machines.first?.password == password)
     }
 
+    /// A slash followed by a combining mark is a slash to the kernel: the folder above a path is
+    /// found at the last slash byte, and no folder between is passed over.
+    @Test func theFolderAboveAPathIsFoundAtItsLastSlashByte() {
+        #expect("/a/b/\u{301}c".parentPath == "/a/b")
+        #expect("/a/\u{301}b/\u{301}c".parentPath.parentPath == "/a")
+        #expect("/a/b/".parentPath == "/a" && "/a//b".parentPath == "/a")
+        #expect("/a".parentPath == "/" && "/".parentPath == "/" && "name".parentPath == "" && "a/b".parentPath == "a")
+        #expect("/a/\u{301}b//c/".pathElements == ["a", "\u{301}b", "c"])
+    }
+
     @Test func replacingEveryComparesScalars() {
         #expect("a\"\u{33B}b\\\u{301}".replacingEvery("\"", with: "\\\"").unicodeScalars.map(\.value)
                 == [0x61, 0x5C, 0x22, 0x33B, 0x62, 0x5C, 0x301])

@@ -303,6 +303,27 @@ import CredentialStoreCore
         #expect(reading.origin == "https://example.com:8443")
     }
 
+    /// A combining mark joins the delimiter before it into one Character that equals no
+    /// delimiter; the standard, curl and git read the delimiter all the same. Each of these ends
+    /// the host at `good.example.com`, with the `@` in the path, query or fragment.
+    @Test("A delimiter followed by a combining mark ends the host as the standard ends it", arguments: ["/", "?", "#"])
+    func aDelimiterFollowedByACombiningMarkStillEndsTheHost(delimiter: String) throws {
+        let text = "https://good.example.com" + delimiter + "\u{301}@evil.example.com/"
+        for policy in [URLReading.UserInfo.refused, .userOnly, .discarded] {
+            let reading = try URLReading(text, userInfo: policy)
+            #expect(reading.host == "good.example.com" && reading.user == nil)
+            #expect(reading.rest == delimiter + "\u{301}@evil.example.com/")
+        }
+    }
+
+    @Test func aCombiningMarkAfterTheColonOrAtOfTheAuthorityIsNotReadAsAnotherHost() {
+        // After the port's colon: a port holds digits only. After the last `@`: the host starts
+        // with a mark, which no host name does. Both are refused, by Characters or by scalars.
+        for text in ["https://example.com:\u{301}443/", "https://alice@\u{301}example.com/", "https://[::1]\u{301}:443/"] {
+            #expect(throws: CredentialStorageError.self, "\(String(reflecting: text))") { try URLReading(text, userInfo: .userOnly) }
+        }
+    }
+
     @Test func aProxyVariablesLoginIsReadPastAndKeptNowhere() throws {
         let reading = try URLReading("http://alice:hunter2@proxy.example.com:3128", userInfo: .discarded)
         #expect(reading.host == "proxy.example.com" && reading.port == 3128 && reading.user == nil)
