@@ -95,6 +95,9 @@ package struct CredstoreCommand: AsyncParsableCommand {
     package static func runAsProcess() -> Never {
         // Before anything can hold a secret: no core dump, no ptrace attach.
         ProcessHardening.apply()
+        if let reason = ProcessText.undecodableInput() {
+            Foundation.exit(report(CommandFailure(.usage, reason), arguments: [], to: Console.current))
+        }
         let arguments = arguments(of: CommandLine.arguments)
         // Every command but `watch` runs right here, without starting the concurrency runtime.
         if let status = executeSynchronously(arguments) { Foundation.exit(status) }

@@ -137,9 +137,13 @@ package enum ForeignImport {
                 row.skipped = named.map { "a Bitwarden \($0) item, not a login" } ?? "a Bitwarden item that is not a login"
                 return [row]
             }
-            // Bitwarden joins a login's URIs with commas in the one field.
-            let urls = (format == .bitwarden ? fields[header.url].split(separator: ",") : [fields[header.url][...]])
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            // Bitwarden joins a login's URIs with commas in the one field: split at each comma
+            // scalar, as the export wrote it. A comma followed by a combining mark is one
+            // Character, which equals no comma: read by Characters, `https://a.example,\u{301}@b.example`
+            // was one URL of b.example.
+            let field = fields[header.url].unicodeScalars
+            let urls = (format == .bitwarden ? field.split(separator: ",") : [field[...]])
+                .map { String(Substring($0)).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if urls.isEmpty {
                 row.skipped = "it has no URL"
                 return [row]

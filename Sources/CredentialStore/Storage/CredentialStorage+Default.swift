@@ -10,7 +10,7 @@ extension CredentialStorage {
     /// `~/.local/share/credstore/credentials.db` when `XDG_DATA_HOME` is unset or relative.
     public static func defaultDatabaseURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let base: URL
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.isAbsolutePath {
             base = URL(fileURLWithPath: xdg, isDirectory: true)
         } else {
             let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }

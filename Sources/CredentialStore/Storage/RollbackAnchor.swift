@@ -26,7 +26,7 @@ public struct RollbackAnchor: Sendable, Hashable {
         // millisecond of set-up for two variables.
         func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
         let base: URL
-        if let xdg = variable("XDG_STATE_HOME"), xdg.hasPrefix("/") {
+        if let xdg = variable("XDG_STATE_HOME"), xdg.isAbsolutePath {
             base = URL(fileURLWithPath: xdg, isDirectory: true)
         } else {
             let home = variable("HOME").map { URL(fileURLWithPath: $0, isDirectory: true) }

@@ -62,7 +62,9 @@ package struct Console: Sendable {
             // Split by Unicode scalars, as the C library splits bytes: a value that starts with a
             // combining mark makes `=` and the mark one Character, which equals no `=`.
             let text = String(cString: pointer).unicodeScalars
-            if let separator = text.firstIndex(of: "=") {
+            // The first entry of a name wins, as getenv(3) finds it: a wrapper that checked a
+            // variable with getenv reads what credstore reads.
+            if let separator = text.firstIndex(of: "="), variables[String(Substring(text[..<separator]))] == nil {
                 variables[String(Substring(text[..<separator]))] = String(Substring(text[text.index(after: separator)...]))
             }
             entry += 1

@@ -41,14 +41,14 @@ struct CurlFilesFolder {
     /// cron job has no runtime folder), so what removes files looks in both.
     static func standardFolders(_ console: Console) -> [CurlFilesFolder] {
         let state: String
-        if let xdg = console.variable("XDG_STATE_HOME"), xdg.hasPrefix("/") {
+        if let xdg = console.variable("XDG_STATE_HOME"), xdg.isAbsolutePath {
             state = xdg
         } else {
             let home = console.variable("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path
             state = home + "/.local/state"
         }
         let stateFolder = CurlFilesFolder(path: state + "/credstore/curl", isDefault: true)
-        if let runtime = console.variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") {
+        if let runtime = console.variable("XDG_RUNTIME_DIR"), runtime.isAbsolutePath {
             return [CurlFilesFolder(path: runtime + "/credstore-curl", isDefault: true), stateFolder]
         }
         return [stateFolder]

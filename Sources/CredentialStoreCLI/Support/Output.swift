@@ -70,9 +70,10 @@ package enum JSONValue {
             case "\t": text += "\\t"
             case "\u{08}": text += "\\b"
             case "\u{0C}": text += "\\f"
-            // Valid JSON may carry C1 controls and bidi overrides raw, but `--json` is read on
-            // terminals too, where they drive the terminal or reorder the line.
-            case _ where FieldRules.isDisplayControl(scalar) || scalar == "\u{2028}" || scalar == "\u{2029}":
+            // Valid JSON may carry C1 controls, bidi overrides and invisible characters raw, but
+            // `--json` is read on terminals too, where they drive the terminal, reorder the line
+            // or hide.
+            case _ where FieldRules.isDisplayControl(scalar):
                 let hex = String(scalar.value, radix: 16)
                 text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default:
@@ -171,8 +172,8 @@ package enum Describe {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    /// Text for a table cell or a message: control characters (C0, DEL, C1) and bidi overrides
-    /// shown escaped, so a realm or user name can neither break the table's lines nor send the
+    /// Text for a table cell or a message: control characters (C0, DEL, C1), bidi overrides and
+    /// invisible characters shown escaped (``FieldRules/isDisplayControl(_:)``), so a realm or user name can neither break the table's lines nor send the
     /// terminal an escape sequence.
     static func cell(_ text: String) -> String {
         FieldRules.displayEscaped(text)

@@ -30,14 +30,22 @@ package enum FieldRules {
         }
     }
 
-    /// Whether a scalar is one a terminal acts on rather than prints: C0 controls, DEL, C1
-    /// controls (U+0080–U+009F, which terminals honour as CSI, OSC … even UTF-8 encoded), and the
-    /// bidirectional overrides that reorder what is shown.
+    /// Whether a scalar is one a terminal acts on, or shows as nothing, rather than prints: C0
+    /// controls, DEL, C1 controls (U+0080–U+009F, which terminals honour as CSI, OSC … even UTF-8
+    /// encoded), format characters (the bidirectional overrides that reorder what is shown, the
+    /// zero-width spaces and joiners, the soft hyphen, the byte-order mark, tags), the line and
+    /// paragraph separators, and the combining grapheme joiner: so that `eve` and `eve\u{200B}`
+    /// are never shown alike.
     package static func isDisplayControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: true
-        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
+        case 0x00...0x1F, 0x7F...0x9F: return true
+        case 0x20...0x7E: return false
+        case 0x034F: return true
+        default:
+            switch scalar.properties.generalCategory {
+            case .format, .lineSeparator, .paragraphSeparator: return true
+            default: return false
+            }
         }
     }
 

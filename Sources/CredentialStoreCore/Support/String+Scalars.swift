@@ -34,6 +34,12 @@ extension String {
         return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
     }
 
+    /// Whether this path starts at the root: its first byte is a slash. A Character-level
+    /// `hasPrefix("/")` reads `/\u{301}x`, which the kernel opens from the root, as relative.
+    package var isAbsolutePath: Bool {
+        utf8.first == UInt8(ascii: "/")
+    }
+
     /// The elements of this path between its slashes, read by its bytes as ``parentPath`` is;
     /// empty elements (from `//` or a leading or trailing slash) are left out.
     package var pathElements: [String] {

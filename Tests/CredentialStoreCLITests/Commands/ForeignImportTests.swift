@@ -168,6 +168,20 @@ struct ForeignImportTests {
         #expect(try get("https://greek.example.com", user: "χρήστης", in: sandbox).stdout == "συνθηματικό\n")
     }
 
+    /// A comma followed by a combining mark still separates two URIs: read by Characters, the
+    /// field below was one URL whose user was `mallory.example.net,\u{301}`, and the forum's
+    /// password became the bank's.
+    @Test func aBitwardenCommaFollowedByACombiningMarkStillSeparatesTheURIs() throws {
+        let sandbox = try Sandbox()
+        let file = try write("folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n"
+                             + ",,login,forum,,,0,\"https://mallory.example.net,\u{301}@bank.example.com\",alice,forum-pw,\n",
+                             "bitwarden.csv", in: sandbox)
+        _ = try sandbox.run(["import", file, "--from", "bitwarden"] + sandbox.storeArguments)
+        let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(!listed.contains { $0["host"] as? String == "bank.example.com" }, "\(listed)")
+        #expect(try get("https://bank.example.com", in: sandbox).stdout.isEmpty)
+    }
+
     /// Chrome's export (chrome://password-manager/settings), as Chromium writes it: CRLF line
     /// ends and the `note` column of recent versions.
     private let chrome = "name,url,username,password,note\r\n"

@@ -123,6 +123,24 @@ struct LineInjectionTests {
     }
 
     /// C1 controls (U+0080–U+009F: U+009B is CSI) act on terminals even UTF-8 encoded.
+    /// A user name with a zero-width space, a soft hyphen or a byte-order mark shows them escaped:
+    /// `eve` and `eve\u{200B}` are two credentials, and must not look like one.
+    @Test func invisibleCharactersAreShownEscaped() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://api.example.com", user: "eve", password: "pw1")
+        for user in ["eve\u{200B}", "e\u{AD}ve", "\u{FEFF}eve", "eve\u{2028}"] {
+            try sandbox.add("https://api.example.com", user: user, password: "pw2")
+        }
+        let listed = try sandbox.run(["list"] + sandbox.storeArguments)
+        for escaped in [#"eve\u{200B}"#, #"e\u{00AD}ve"#, #"\u{FEFF}eve"#, #"eve\u{2028}"#] {
+            #expect(listed.stdout.contains(escaped), "\(escaped) in \(listed.stdout)")
+        }
+        #expect(!listed.stdout.unicodeScalars.contains { [0x200B, 0xAD, 0xFEFF, 0x2028].contains($0.value) })
+        let json = try sandbox.run(["list", "--json"] + sandbox.storeArguments)
+        #expect(!json.stdout.unicodeScalars.contains { [0x200B, 0xAD, 0xFEFF, 0x2028].contains($0.value) })
+        #expect(Set(try jsonArray(json.stdout).compactMap { $0["user"] as? String }).count == 5, "escaped, not altered")
+    }
+
     @Test func listAndErrorsEscapeC1ControlsAsWellAsC0AndDEL() throws {
         let sandbox = try Sandbox()
         let realm = "\u{9B}31mred\u{1B}]0;title\u{7}\u{7F}"
