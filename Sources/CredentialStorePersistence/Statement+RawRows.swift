@@ -48,14 +48,6 @@ package struct RawRow {
     }
 }
 
-/// A value bound straight to a statement parameter.
-package enum RawValue {
-    case blob([UInt8])
-    case integer(Int64)
-    case text(String)
-    case null
-}
-
 extension Statement {
     /// Binds `values` and runs the statement to completion: the write path's cheaper
     /// `execute(arguments:)`, which matters when an import writes a hundred thousand rows.
