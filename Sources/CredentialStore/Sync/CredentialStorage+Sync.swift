@@ -5,83 +5,10 @@ import CredentialStoreChallenges
 public import Foundation
 import Logging
 
-/// How an export bundle is protected.
-public enum BundleProtection: Sendable, CustomStringConvertible {
-    /// A passphrase, stretched with Argon2id (4 passes, 512 MiB: more than the local unlock, since
-    /// a bundle can be attacked offline).
-    case passphrase(String)
-    /// The device keys of the stores that may open it (`DeviceKey("csdev1:…")` reads one from its
-    /// text). The bundle is signed with this store's device key.
-    case recipients([DeviceKey])
-
-    /// `passphrase <redacted>` or the recipients' public keys: never the passphrase.
-    public var description: String {
-        switch self {
-        case .passphrase: "passphrase <redacted>"
-        case .recipients(let keys): "recipients \(keys.map(\.description))"
-        }
-    }
-}
-
-/// A device a store trusts, as ``CredentialStorage/trustedDeviceDetails()`` lists it.
-public struct TrustedDevice: Hashable, Sendable {
-    /// The device's key, as ``CredentialStorage/deviceKey`` returns it there.
-    public var key: DeviceKey
-    /// When this store began to trust it; nil for devices trusted before stores kept the time.
-    public var trusted: Date?
-    /// When a bundle it signed was last merged here; nil if none was.
-    public var lastMerged: Date?
-
-    /// Creates a description of a trusted device.
-    public init(key: DeviceKey, trusted: Date? = nil, lastMerged: Date? = nil) {
-        self.key = key
-        self.trusted = trusted
-        self.lastMerged = lastMerged
-    }
-}
-
 extension CredentialStorageError.Code {
     /// A sync bundle's newest clock reading is older than 180 days: merging it could bring back
     /// what was deleted since, so it is refused. `credstore sync` skips it with a note.
     public static let bundleTooOld = CredentialStorageError.Code(rawValue: "bundleTooOld")
-}
-
-/// What an import changed, item by item (credentials, not default choices).
-public struct ImportReport: Hashable, Sendable, Codable {
-    /// Items this store did not have.
-    public var added: Int
-    /// Items whose password or tier the bundle replaced.
-    public var updated: Int
-    /// Items the bundle's deletions removed.
-    public var removed: Int
-    /// Items this store already had as new or newer.
-    public var unchanged: Int
-    /// Credentials dropped because this store had not merged the bundle's device for longer than
-    /// deletions are remembered: items last changed before that merge which one side has and the
-    /// other lacks, as the other side may have deleted them (docs/sync-format.md, "Stale devices").
-    public var dropped: [DroppedCredential] = []
-    /// Changes held back because the machine that made them has a clock more than 24 hours ahead
-    /// of this one's; they merge once the clocks agree.
-    public var heldBack = 0
-    /// The device ids of the machines whose changes were held back (the name of the bundle each
-    /// writes in a sync folder, as ``CredentialStorage/deviceID`` spells it), sorted.
-    public var clocksAhead: [String] = []
-    /// The credentials whose change on this machine lost to a concurrent change in the bundle
-    /// (counted in ``updated`` or ``removed`` too); docs/sync-format.md, "Concurrent edits".
-    public var conflicts: [SyncConflict]
-    /// The revocations the bundle carried that took effect here: devices this store trusted,
-    /// revoked by a device it trusts (or this device itself, which stays as it is: the revoking
-    /// store no longer reads its bundles nor seals to it).
-    public var revocations: [DeviceRevocation] = []
-
-    /// Creates a report.
-    public init(added: Int = 0, updated: Int = 0, removed: Int = 0, unchanged: Int = 0, conflicts: [SyncConflict] = []) {
-        self.added = added
-        self.updated = updated
-        self.removed = removed
-        self.unchanged = unchanged
-        self.conflicts = conflicts
-    }
 }
 
 extension CredentialStorage {

@@ -1,47 +1,6 @@
 import CredentialStoreCore
 import CredentialStoreCrypto
 import CredentialStorePersistence
-import CredentialStoreChallenges
-
-/// The last-writer-wins state of one synchronizable item: live (its password is in the
-/// credentials table) or deleted (a tombstone, kept 189 days so the deletion reaches every machine: ``SyncWindows``).
-struct SyncItemState: Hashable, Sendable {
-    var space: ProtectionSpace
-    var user: String
-    var stamp: HybridTimestamp
-    var deleted: Bool
-    /// For a tombstone a stale store recorded (docs/sync-format.md, "Stale devices"): when it was
-    /// recorded, later than the item's own reading. The tombstone is remembered from then rather
-    /// than from its reading, which is older than deletions are remembered; without this it would
-    /// be forgotten at once, and the item it refused would come back with the next bundle.
-    var rememberedSince: Int64? = nil
-    /// For a tombstone this store recorded (a removal made here, one that arrived in another
-    /// device's bundle, a stale store's refusal): no bundle of this store has carried it yet. It
-    /// is remembered until one does, however long that takes, and from then on as
-    /// ``rememberedSince`` says: the devices that merge this store's bundle cannot have heard of
-    /// it from here, so their copies, however old, would otherwise outlive it and come back.
-    var unpublished = false
-    /// For a tombstone this store recorded: when this store's own bundle first carried it, by
-    /// this store's clock. Kept here only (it does not travel): the devices that report merging
-    /// this store's bundles from then on hold it (``SyncLedger/dropExpiredTombstones()``).
-    var publishedAt: Int64? = nil
-
-    /// The time every store counts a tombstone's 189 days from: its recorded time if it has one,
-    /// else its reading. Travels with it.
-    var fleetBase: Int64 { rememberedSince ?? stamp.wall }
-
-    /// The time this register's expiry counts from here (its clear `wall` column): a tombstone is
-    /// forgotten ``SyncWindows/tombstoneLifetime`` after it, and after every trusted device has
-    /// merged a bundle of this store made after it; an unpublished one never is.
-    var expiryBase: Int64 { unpublished ? .max : max(fleetBase, publishedAt ?? .min) }
-}
-
-/// The last-writer-wins default choice of one space; `user` nil means "no default".
-struct SyncDefaultState: Hashable, Sendable {
-    var space: ProtectionSpace
-    var user: String?
-    var stamp: HybridTimestamp
-}
 
 /// Sealing of the sync tables, bound like credential rows to their clear columns.
 extension StoreKeyring {
@@ -241,59 +200,5 @@ extension StoreKeyring {
     func decryptTrustedKey(keyIndex: BlindIndex, sealed: [UInt8]) -> DeviceKey? {
         guard let record = decryptTrustedDevice(keyIndex: keyIndex, sealed: sealed), record.revocation == nil else { return nil }
         return record.publicKey
-    }
-}
-
-/// A device's row in the trusted devices table: a trusted device, or a revoked one (which the row
-/// keeps so its revocation travels on and its bundles stay refused).
-struct TrustedDeviceRecord: Hashable, Sendable {
-    var publicKey: DeviceKey
-    var trusted: Int64?
-    var lastMerged: Int64?
-    /// The statement that revoked the device; nil while it is trusted.
-    var revocation: RevocationStatement?
-    /// When the device was trusted here again after a revocation: the time, on the revoker's clock,
-    /// of the revocation that trust overrode. Revocations of it made up to then are passed over;
-    /// both times are the revoker's clock, so no skew between machines decides it.
-    var overridesRevocationsUpTo: Int64?
-    /// When the newest bundle of the device merged here was made, by the device's clock: what
-    /// this store's bundles tell the device it has merged (``BundleContents/merged``).
-    var lastMergedCreated: Int64?
-    /// When the newest bundle of this store that the device has merged was made, by this store's
-    /// clock, as the device's own bundle says: the deletions that bundle carried have reached the
-    /// device (``SyncLedger/dropExpiredTombstones()``).
-    var mergedOwnBundle: Int64?
-
-    static let revocationTag: UInt8 = 0x52
-    static let overrideTag: UInt8 = 0x4F
-    static let lastMergedCreatedTag: UInt8 = 0x43
-    static let mergedOwnBundleTag: UInt8 = 0x4D
-
-    init(publicKey: DeviceKey, trusted: Int64? = nil, lastMerged: Int64? = nil, revocation: RevocationStatement? = nil, overridesRevocationsUpTo: Int64? = nil) {
-        self.publicKey = publicKey
-        self.trusted = trusted
-        self.lastMerged = lastMerged
-        self.revocation = revocation
-        self.overridesRevocationsUpTo = overridesRevocationsUpTo
-    }
-
-    var isTrusted: Bool { revocation == nil }
-}
-
-extension [UInt8] {
-    /// The bytes behind an 8-byte big-endian length, so they can sit among other fields.
-    var lengthPrefixed: [UInt8] {
-        var writer = ByteWriter(capacity: count + 8)
-        writer.append(Int64(count))
-        writer.append(raw: self)
-        return writer.bytes
-    }
-}
-
-extension ByteReader {
-    mutating func readLengthPrefixedSpace() throws -> ProtectionSpace {
-        let length = try readInt64()
-        guard length >= 0, length <= 1 << 16 else { throw Malformed() }
-        return try ProtectionSpace(canonicalEncoding: try readRaw(count: Int(length)))
     }
 }
