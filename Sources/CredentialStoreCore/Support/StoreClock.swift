@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Where the store reads the time: wall-clock milliseconds since 1970, for row timestamps, the
 /// sync clock, tombstone expiry, bundle age and the change log's retention.
 ///
@@ -10,15 +6,4 @@ import Glibc
 package protocol StoreClock: Sendable {
     /// Milliseconds since 1970-01-01 00:00 UTC.
     func now() -> Int64
-}
-
-/// The system's wall clock.
-package struct SystemClock: StoreClock {
-    package init() {}
-
-    package func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
 }
