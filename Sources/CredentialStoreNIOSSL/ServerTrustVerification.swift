@@ -2,7 +2,6 @@ public import CredentialStoreCore
 import CredentialStoreTLS
 public import NIOCore
 public import NIOSSL
-import Synchronization
 
 extension ChannelPipeline.SynchronousOperations {
     /// Adds TLS for a client connection to `host`, with the server's chain decided by
@@ -55,33 +54,5 @@ extension ChannelPipeline.SynchronousOperations {
         var bare = host
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
         return (try? SocketAddress(ipAddress: bare, port: 0)) == nil ? host : nil
-    }
-}
-
-/// The reason the verification callback refused a chain, kept for the handler after the TLS
-/// handler: the callback's promise can only say "failed".
-final class TrustFailure: Sendable {
-    private let reason = Mutex<ServerTrustError?>(nil)
-
-    func record(_ error: ServerTrustError) { reason.withLock { $0 = error } }
-
-    var recorded: ServerTrustError? { reason.withLock { $0 } }
-}
-
-/// Puts the typed reason in place of swift-nio-ssl's handshake error when the trust refused the
-/// server.
-final class ServerTrustFailureHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-
-    private let failure: TrustFailure
-
-    init(failure: TrustFailure) { self.failure = failure }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is NIOSSLError, let reason = failure.recorded {
-            context.fireErrorCaught(reason)
-        } else {
-            context.fireErrorCaught(error)
-        }
     }
 }
