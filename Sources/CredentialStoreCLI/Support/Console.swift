@@ -2,22 +2,6 @@
 import Glibc
 #endif
 
-/// Somewhere a command writes text: standard output, standard error, or a test's buffer.
-package protocol TextOutput: Sendable {
-    /// Writes `text` at once (no buffering), so a line is visible as soon as it is written.
-    func write(_ text: String)
-}
-
-/// Where secrets come from: standard input or a no-echo prompt on the terminal.
-package protocol SecretInput: Sendable {
-    /// Whether standard input is a terminal, so that a secret is asked for at a prompt.
-    var isTerminal: Bool { get }
-    /// Reads one line of standard input without its newline; nil at end of input.
-    func readLine() throws -> String?
-    /// Shows `prompt` on the terminal and reads one line without echoing it; nil at end of input.
-    func readSecret(prompt: String) throws -> String?
-}
-
 /// What a command talks to: the environment, its output streams and its secret input.
 ///
 /// Commands read ``current`` rather than the process's globals, so tests run them in-process with
