@@ -2,18 +2,6 @@ package import CredentialStoreCore
 import CredentialStoreCrypto
 import CredentialStorePersistence
 
-/// What a batch write did, or would do in a dry run, with one of its credentials.
-package enum BatchWriteOutcome: Sendable, Hashable {
-    /// The space had no credential for the user; it has one now.
-    case added
-    /// The space held another password for the user, replaced because the batch allowed it.
-    case updated
-    /// The space already held the same user and password; nothing was written for it.
-    case unchanged
-    /// The space holds another password for the user, left as it is: the batch does not replace.
-    case keptDifferent
-}
-
 extension CredentialStorage {
     /// Stores `items` in one transaction: every one of them or, when anything throws, none.
     ///
@@ -76,16 +64,5 @@ extension CredentialStorage {
                 return outcome
             }
         }
-    }
-}
-
-extension Mutation {
-    /// The credential `space` holds for `user` as this transaction sees it: the session tier's,
-    /// else the stored row's.
-    func stored(user: String, in space: ProtectionSpace) throws -> Credential? {
-        if let session = session[space].credentials[user] { return session }
-        let spaceIndex = keys.spaceIndex(space)
-        return try transaction.credential(space: spaceIndex, user: keys.userIndex(spaceIndex: spaceIndex, user: user))
-            .map(keys.decryptCredential)
     }
 }
