@@ -94,8 +94,9 @@ package enum Describe {
     }
 
     /// Text for a table cell or a message: control characters (C0, DEL, C1), bidi overrides and
-    /// invisible characters shown escaped (``FieldRules/isDisplayControl(_:)``), so a realm or user name can neither break the table's lines nor send the
-    /// terminal an escape sequence.
+    /// invisible characters shown escaped (``FieldRules/isDisplayControl(_:)``), so a realm or
+    /// user name can neither break the table's lines, send the terminal an escape sequence, nor
+    /// look like another.
     static func cell(_ text: String) -> String {
         FieldRules.displayEscaped(text)
     }
