@@ -48,8 +48,9 @@ package struct Console: Sendable {
             let text = String(cString: pointer).unicodeScalars
             // The first entry of a name wins, as getenv(3) finds it: a wrapper that checked a
             // variable with getenv reads what credstore reads.
-            if let separator = text.firstIndex(of: "="), variables[String(Substring(text[..<separator]))] == nil {
-                variables[String(Substring(text[..<separator]))] = String(Substring(text[text.index(after: separator)...]))
+            if let separator = text.firstIndex(of: "=") {
+                let name = String(Substring(text[..<separator]))
+                if variables[name] == nil { variables[name] = String(Substring(text[text.index(after: separator)...])) }
             }
             entry += 1
         }
