@@ -73,9 +73,8 @@ final class BundleTarget: @unchecked Sendable {
         }
         let space = ProtectionSpace(host: "host0.example.com", port: 443, protocol: "https", realm: "realm")
         try sender.setDefaultCredential(Credential(user: "user0", password: "pw0", persistence: .synchronizable), for: space)
-        _ = try sender.remove(Credential(user: "user2", password: "", persistence: .synchronizable),
-                          for: ProtectionSpace(host: "host2.example.com", port: 443, protocol: "https", realm: "realm"),
-                          options: [.removeSynchronizable])
+        _ = try sender.remove(user: "user2", for: ProtectionSpace(host: "host2.example.com", port: 443, protocol: "https", realm: "realm"),
+                              options: [.removeSynchronizable])
         try storage.trustDevice(try sender.deviceKey)
         var seeds: [[UInt8]] = []
         let seed = directory.appendingPathComponent("seed.csbundle")

@@ -66,7 +66,7 @@ func makeCorruptionTemplate(in work: URL) throws -> ExpectedStore {
         try storage.set(Credential(user: "user1", password: "updated-\(index)", persistence: .permanent), for: space)
         history.append(try snapshot(storage, spaces))
         if index % 3 == 0 {
-            _ = try storage.remove(Credential(user: "user2", password: "", persistence: .permanent), for: space, options: [.removeSynchronizable])
+            _ = try storage.remove(user: "user2", for: space, options: [.removeSynchronizable])
             history.append(try snapshot(storage, spaces))
         }
         if index % 2 == 1 {

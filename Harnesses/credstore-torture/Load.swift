@@ -73,7 +73,7 @@ func loadThread(storage: CredentialStorage, process: Int, thread: Int, until dea
                 model[space.host, default: [:]][user] = password
                 counts.writes += 1
             } else if roll < 0.27 || (roll >= 0.70 && roll < 0.75) {
-                _ = try storage.remove(Credential(user: user, password: "", persistence: .permanent), for: space)
+                _ = try storage.remove(user: user, for: space)
                 model[space.host, default: [:]][user] = nil
                 counts.writes += 1
             } else {

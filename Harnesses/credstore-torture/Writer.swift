@@ -43,7 +43,7 @@ func writerMain(_ arguments: [String]) -> Never {
                 try storage.set(Credential(user: user, password: password, persistence: persistence), for: space)
             } else {
                 emit("I R \(space.host) \(user)")
-                _ = try storage.remove(Credential(user: user, password: "", persistence: .permanent), for: space, options: [.removeSynchronizable])
+                _ = try storage.remove(user: user, for: space, options: [.removeSynchronizable])
             }
             emit("A")
         } catch {

@@ -52,7 +52,7 @@ extension ProtectionSpace {
             let method = authenticationMethod(forScheme: challenge.scheme)
             let space: ProtectionSpace
             if status == 407, let proxy {
-                space = ProtectionSpace(proxyHost: proxy.host, port: proxy.port, type: proxy.type,
+                space = ProtectionSpace(proxy: proxy,
                                         realm: challenge.realm, authenticationMethod: method)
             } else {
                 space = try ProtectionSpace(url: url, realm: challenge.realm, authenticationMethod: method)

@@ -12,7 +12,7 @@ public import FoundationNetworking
 ///
 /// ```swift
 /// let responder = CredentialChallengeResponder(storage: storage)
-/// switch try responder.respond(to: url, status: 401, headers: headers, previousFailureCount: 0) {
+/// switch try responder.answer(to: url, status: 401, headers: headers, previousFailureCount: 0).disposition {
 /// case .useCredential(_, let authorization): request.setValue(authorization, forHTTPHeaderField: "Authorization")
 /// default: break
 /// }
@@ -75,7 +75,8 @@ public final class CredentialChallengeResponder: Sendable {
         self.clientNonce = clientNonce
     }
 
-    /// Decides how to answer a response to a request for `url`.
+    /// Decides how to answer a response to a request for `url`, and names the protection space
+    /// answered.
     ///
     /// Of the challenges offered, the strongest one that a stored credential can answer wins,
     /// whatever the header order: Digest with SHA-512-256, then SHA-256, then MD5 (each also in
@@ -96,20 +97,6 @@ public final class CredentialChallengeResponder: Sendable {
     ///   - previousFailureCount: How many times this challenge was already answered and failed.
     ///   - proxy: The proxy the request went through; required to answer a 407.
     /// - Throws: The store's integrity and I/O errors only.
-    public func respond(
-        to url: URL,
-        method: String = "GET",
-        status: Int,
-        headers: [(name: String, value: String)],
-        previousFailureCount: Int = 0,
-        proxy: ProxyEndpoint? = nil
-    ) throws -> Disposition {
-        try answer(to: url, method: method, status: status, headers: headers,
-                   previousFailureCount: previousFailureCount, proxy: proxy).disposition
-    }
-
-    /// Like ``respond(to:method:status:headers:previousFailureCount:proxy:)``, and also names the
-    /// protection space answered.
     public func answer(
         to url: URL,
         method: String = "GET",
@@ -184,12 +171,12 @@ public final class CredentialChallengeResponder: Sendable {
 
     /// Decides how to answer `response`, a response to a request for its `url`.
     ///
-    /// The same decision as ``respond(to:method:status:headers:previousFailureCount:proxy:)``,
+    /// The same decision as ``answer(to:method:status:headers:previousFailureCount:proxy:)``,
     /// reading the status, the URL and the `WWW-Authenticate` or `Proxy-Authenticate` headers
     /// from the response. A response without a URL gets ``Disposition/performDefaultHandling``.
     ///
     /// ```swift
-    /// if case .useCredential(_, let authorization) = try responder.respond(to: response, method: "GET") {
+    /// if case .useCredential(_, let authorization) = try responder.answer(to: response, method: "GET").disposition {
     ///     request.setValue(authorization, forHTTPHeaderField: response.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
     /// }
     /// ```
@@ -200,17 +187,6 @@ public final class CredentialChallengeResponder: Sendable {
     ///   - previousFailureCount: How many times this challenge was already answered and failed.
     ///   - proxy: The proxy the request went through; required to answer a 407.
     /// - Throws: The store's integrity and I/O errors only.
-    public func respond(
-        to response: HTTPURLResponse,
-        method: String = "GET",
-        previousFailureCount: Int = 0,
-        proxy: ProxyEndpoint? = nil
-    ) throws -> Disposition {
-        try answer(to: response, method: method, previousFailureCount: previousFailureCount, proxy: proxy).disposition
-    }
-
-    /// Like ``respond(to:method:previousFailureCount:proxy:)``, and also names the protection
-    /// space answered.
     public func answer(
         to response: HTTPURLResponse,
         method: String = "GET",
@@ -257,7 +233,7 @@ public final class CredentialChallengeResponder: Sendable {
     ) throws -> ProtectionSpace {
         let method: AuthenticationMethod = challenge.scheme == "basic" ? .httpBasic : .httpDigest
         if status == 407, let proxy {
-            return ProtectionSpace(proxyHost: proxy.host, port: proxy.port, type: proxy.type,
+            return ProtectionSpace(proxy: proxy,
                                    realm: challenge.realm, authenticationMethod: method)
         }
         return try ProtectionSpace(url: url, realm: challenge.realm, authenticationMethod: method)

@@ -17,7 +17,7 @@ extension ProtectionSpace {
         let method = AuthenticationMethod(rawValue: space.authenticationMethod)
         if space.isProxy() {
             let type = space.proxyType.flatMap(ProxyType.init(name:)) ?? .http
-            self.init(proxyHost: space.host, port: space.port, type: type, realm: space.realm, authenticationMethod: method)
+            self.init(proxy: ProxyEndpoint(host: space.host, port: space.port, type: type), realm: space.realm, authenticationMethod: method)
         } else {
             self.init(host: space.host, port: space.port, protocol: space.protocol, realm: space.realm, authenticationMethod: method)
         }

@@ -27,12 +27,12 @@ import Testing
                                             authenticationMethod: NSURLAuthenticationMethodDefault)
         let space = ProtectionSpace(foundation)
         #expect(space.isProxy)
-        #expect(space == ProtectionSpace(proxyHost: "proxy.local", port: 8080, type: type, realm: "corp"))
+        #expect(space == ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.local", port: 8080, type: type), realm: "corp"))
     }
 
     @Test(arguments: ProxyType.allCases)
     func proxySpaceRoundTrips(_ type: ProxyType) {
-        let space = ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: type, realm: "corp", authenticationMethod: .httpDigest)
+        let space = ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: type), realm: "corp", authenticationMethod: .httpDigest)
         let foundation = URLProtectionSpace(space)
         #expect(foundation.isProxy())
         #expect(ProtectionSpace(foundation) == space)

@@ -346,7 +346,7 @@ struct ProxyRoutingTests {
         try origin.route(["/r": ["status": 407, "challenge": [#"Basic realm="Tinyproxy""#]]])
         let store = try TemporaryStore()
         try store.open().set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent),
-                             for: ProtectionSpace(proxyHost: "127.0.0.1", port: proxy.port, type: .http, realm: "Tinyproxy"))
+                             for: ProtectionSpace(proxy: ProxyEndpoint(host: "127.0.0.1", port: proxy.port, type: .http), realm: "Tinyproxy"))
         return (proxy, origin, store)
     }
 
@@ -494,7 +494,7 @@ struct TLSHostileServerTests {
         try origin.route(["/r": ["status": 407, "challenge": [#"Basic realm="Tinyproxy""#]]])
         let store = try TemporaryStore()
         try store.open().set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent),
-                             for: ProtectionSpace(proxyHost: "127.0.0.1", port: proxy.port, type: .http, realm: "Tinyproxy"))
+                             for: ProtectionSpace(proxy: ProxyEndpoint(host: "127.0.0.1", port: proxy.port, type: .http), realm: "Tinyproxy"))
         let line = try helperFetch(origin.baseURL.absoluteString + "/r", store: store,
                                    proxyEnvironment: ["https_proxy": proxy.proxyURL], trusting: ca)
         #expect(line.hasPrefix("407"))

@@ -16,7 +16,7 @@ import Testing
         let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "proxyuser", password: "proxypass", persistence: .permanent),
-                        for: ProtectionSpace(proxyHost: "127.0.0.1", port: server.port, type: .http, realm: "proxy-realm"))
+                        for: ProtectionSpace(proxy: ProxyEndpoint(host: "127.0.0.1", port: server.port, type: .http), realm: "proxy-realm"))
         try storage.set(Credential(user: "alice", password: "secret", persistence: .permanent),
                         for: ProtectionSpace(url: server.baseURL, realm: "origin-realm"))
 
@@ -35,7 +35,7 @@ import Testing
         let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Credential(user: "proxyuser", password: "wrong", persistence: .permanent),
-                        for: ProtectionSpace(proxyHost: "127.0.0.1", port: server.port, type: .http, realm: "proxy-realm"))
+                        for: ProtectionSpace(proxy: ProxyEndpoint(host: "127.0.0.1", port: server.port, type: .http), realm: "proxy-realm"))
         try storage.set(Credential(user: "alice", password: "secret", persistence: .permanent),
                         for: ProtectionSpace(url: server.baseURL, realm: "origin-realm"))
 

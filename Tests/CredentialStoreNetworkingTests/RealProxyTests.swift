@@ -84,7 +84,7 @@ struct RealProxyTests {
     }
 
     private func proxySpace(_ proxy: TinyproxyServer) -> ProtectionSpace {
-        ProtectionSpace(proxyHost: "127.0.0.1", port: proxy.port, type: .http, realm: "Tinyproxy")
+        ProtectionSpace(proxy: ProxyEndpoint(host: "127.0.0.1", port: proxy.port, type: .http), realm: "Tinyproxy")
     }
 
     private func originSpace(_ origin: LighttpdServer) -> ProtectionSpace {

@@ -78,7 +78,7 @@ private let unanswered = URLSession.AuthChallengeDisposition.performDefaultHandl
         #expect(try storage.credential(for: proxyChallenge) == nil, "a server's credential never answers a proxy")
 
         try storage.set(Credential(user: "proxy-user", password: "pw", persistence: .permanent),
-                        for: ProtectionSpace(proxyHost: "proxy.example.com", port: 3128, type: .http, realm: nil))
+                        for: ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.example.com", port: 3128, type: .http), realm: nil))
         #expect(try storage.credential(for: proxyChallenge)?.user == "proxy-user")
     }
 
@@ -302,7 +302,7 @@ struct StreamedBodyTests {
     }
 }
 
-/// `CredentialChallengeResponder.respond(to: HTTPURLResponse)`: the response's URL, status and
+/// `CredentialChallengeResponder.answer(to: HTTPURLResponse)`: the response's URL, status and
 /// challenge headers, without copying header tuples out of it.
 @Suite struct ResponderHTTPURLResponseTests {
     let api = URL(string: "https://api.example.com/v1/items?page=2")!
@@ -318,7 +318,7 @@ struct StreamedBodyTests {
         try storage.set(alice, for: ProtectionSpace(url: api))
         let responder = CredentialChallengeResponder(storage: storage, clientNonce: { "0a4f113b" })
 
-        #expect(try responder.respond(to: response(401, ["WWW-Authenticate": #"Basic realm="api""#]))
+        #expect(try responder.answer(to: response(401, ["WWW-Authenticate": #"Basic realm="api""#])).disposition
                 == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
         let answer = try responder.answer(to: response(401, ["WWW-Authenticate": #"Digest realm="api", nonce="n1", qop="auth""#]), method: "PUT")
         guard case .useCredential(_, let authorization) = answer.disposition else {
@@ -328,19 +328,19 @@ struct StreamedBodyTests {
         #expect(authorization.hasPrefix("Digest "))
         #expect(authorization.contains(#"uri="/v1/items?page=2""#), "the response's URL is the request-target signed")
         #expect(answer.space?.authenticationMethod == .httpDigest)
-        #expect(try responder.respond(to: response(200, [:])) == .performDefaultHandling)
+        #expect(try responder.answer(to: response(200, [:])).disposition == .performDefaultHandling)
     }
 
     @Test func aProxysChallengeNeedsTheProxyItCameThrough() throws {
         let store = try TemporaryStore()
         let storage = try store.open()
         let proxyUser = Credential(user: "proxy-user", password: "proxy-pw", persistence: .permanent)
-        try storage.set(proxyUser, for: ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: .https, realm: nil))
+        try storage.set(proxyUser, for: ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: .https), realm: nil))
         let responder = CredentialChallengeResponder(storage: storage)
         let challenge = response(407, ["Proxy-Authenticate": #"Basic realm="corp""#])
 
-        #expect(try responder.respond(to: challenge) == .performDefaultHandling)
-        #expect(try responder.respond(to: challenge, proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: .https))
+        #expect(try responder.answer(to: challenge).disposition == .performDefaultHandling)
+        #expect(try responder.answer(to: challenge, proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: .https)).disposition
                 == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
     }
 }

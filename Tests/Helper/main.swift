@@ -41,7 +41,7 @@ do {
         try storage.set(Credential(user: arguments[5], password: password, persistence: persistence), for: space)
     case "remove" where arguments.count >= 6:
         let space = ProtectionSpace(host: arguments[4], port: 443, protocol: "https", realm: nil)
-        try storage.remove(Credential(user: arguments[5], password: "", persistence: .permanent), for: space)
+        try storage.remove(user: arguments[5], for: space)
     case "fill" where arguments.count >= 6:
         guard let count = Int(arguments[5]) else { fail("COUNT must be a number") }
         for index in 0..<count {

@@ -1,7 +1,7 @@
 public import CredentialStoreCore
 import Foundation
 
-/// What ``CredentialStorage/credentials(matching:)`` selects: every condition set must hold.
+/// What ``CredentialStorage/entries(matching:)`` selects: every condition set must hold.
 public struct CredentialQuery: Hashable, Sendable {
     /// A host, or a pattern where `*` stands for any run of characters (`*.example.com`),
     /// compared with the stored host (lowercased, IDNA-encoded as spaces keep it).

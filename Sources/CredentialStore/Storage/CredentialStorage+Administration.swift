@@ -7,8 +7,8 @@ import Logging
 
 extension CredentialStorage {
     /// Every credential of the store and of this instance's session, without passwords, sorted by
-    /// host, port, realm and user.
-    public func entries() throws -> [CredentialEntry] {
+    /// host, port, realm and user: ``entries(matching:)`` of the empty query.
+    func allEntries() throws -> [CredentialEntry] {
         let stored = try readFollowingRekey({ keys -> [CredentialEntry] in
             let (rows, choices) = try repository.snapshotRead { reader in
                 // A listing reads every row: it checks every row against the seal too.
@@ -20,7 +20,7 @@ extension CredentialStorage {
         return try withSessionEntries(stored) { _ in true }
     }
 
-    /// ``entries()`` of the scheme, host and port of `space` alone (any realm, any method, no
+    /// ``entries(matching:)`` of the scheme, host and port of `space` alone (any realm, any method, no
     /// proxy space of another origin), found through the origin index and checked against the
     /// seal tree as that origin's lookups are: what the git helper and `get --json` ask, without
     /// reading the whole store.

@@ -4,19 +4,20 @@ import CredentialStorePersistence
 import Foundation
 
 extension CredentialStorage {
-    /// The credentials `query` selects, without passwords or refresh tokens, sorted as
-    /// ``entries()``: host, port, realm, user.
+    /// The credentials of the store and of this instance's session that `query` selects (every
+    /// one by default), without passwords or refresh tokens, sorted by host, port, realm and user.
     ///
     /// A query with a label or attributes is served from their blind indexes: the credentials
     /// that carry its most selective tag, proven against the seal (none missing, none added), and
     /// every condition checked again on each of them once opened. A query without either (host
-    /// pattern, tier, expiry, which no index serves) reads every entry, as ``entries()`` does,
-    /// checked against the seal. This instance's session credentials are searched in memory
-    /// (docs/performance.md, "Search").
-    public func credentials(matching query: CredentialQuery) throws -> [CredentialEntry] {
+    /// pattern, tier, expiry, which no index serves) reads every entry, checking every row against
+    /// the seal. This instance's session credentials are searched in memory (docs/performance.md,
+    /// "Search").
+    public func entries(matching query: CredentialQuery = CredentialQuery()) throws -> [CredentialEntry] {
+        guard query != CredentialQuery() else { return try allEntries() }
         let now = Date(timeIntervalSince1970: Double(clock.now()) / 1000)
         guard query.label != nil || !query.attributes.isEmpty else {
-            return try entries().filter { query.matches($0, now: now) }
+            return try allEntries().filter { query.matches($0, now: now) }
         }
         let stored = try readFollowingRekey({ keys in try taggedEntries(query, keys: keys) }, isMiss: \.isEmpty)
         return try withSessionEntries(stored) { _ in true }.filter { query.matches($0, now: now) }

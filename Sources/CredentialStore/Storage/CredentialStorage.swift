@@ -37,10 +37,9 @@ import Glibc
 /// - ``set(_:for:options:)``
 /// - ``update(user:for:options:_:)``
 /// - ``remove(user:for:options:)``
-/// - ``remove(_:for:options:)``
 /// - ``RemovalOptions``
 /// ### Listing
-/// - ``entries()``
+/// - ``entries(matching:)``
 /// ### Reading
 /// - ``credentials(for:)``
 /// - ``allCredentials()``
@@ -275,18 +274,6 @@ public final class CredentialStorage: Sendable {
         return try mutate { try $0.remove(user: user, in: space, options: options) }
     }
 
-    /// Removes the credential of `credential.user` in `space`, whatever its password and tier.
-    ///
-    /// Removing the default clears it; no other credential is promoted.
-    ///
-    /// - Returns: whether anything was removed.
-    /// - Throws: `synchronizableRemovalNeedsOption` (and nothing changes) when the credential is
-    ///   synchronizable and `options` lacks ``RemovalOptions/removeSynchronizable``.
-    @discardableResult
-    public func remove(_ credential: Credential, for space: ProtectionSpace, options: RemovalOptions = []) throws -> Bool {
-        try remove(user: credential.user, for: space, options: options)
-    }
-
     // MARK: Reading
 
     /// The credentials of `space`, keyed by user.
@@ -313,7 +300,7 @@ public final class CredentialStorage: Sendable {
     /// Every credential of the store and of this instance's session, by space and user, passwords
     /// included: `URLCredentialStorage.allCredentials` in a call.
     ///
-    /// To list what a store holds, use ``entries()``: it opens no password, and says which
+    /// To list what a store holds, use ``entries(matching:)``: it opens no password, and says which
     /// credential is each space's default and when each changed.
     public func allCredentials() throws -> [ProtectionSpace: [String: Credential]] {
         try readFollowingRekey({ keys in

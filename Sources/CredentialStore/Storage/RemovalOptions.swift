@@ -1,5 +1,5 @@
 /// The consent a write needs to take a credential out of the fleet: for
-/// ``CredentialStorage/remove(_:for:options:)``, and for a ``CredentialStorage/set(_:for:options:)``
+/// ``CredentialStorage/remove(user:for:options:)``, and for a ``CredentialStorage/set(_:for:options:)``
 /// or ``CredentialStorage/update(user:for:options:_:)`` that moves a synchronizable credential to
 /// another tier.
 public struct RemovalOptions: OptionSet, Sendable, Hashable {

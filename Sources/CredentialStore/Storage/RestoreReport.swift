@@ -28,7 +28,7 @@ public struct RestoreReport: Hashable, Sendable {
         case unreadable(CredentialStorageError)
     }
 
-    /// Every credential of the backup, as ``CredentialStorage/entries()`` lists them.
+    /// Every credential of the backup, as ``CredentialStorage/entries(matching:)`` lists them.
     public var restored: [CredentialEntry]
     /// What the restore replaces.
     public var replaced: Replaced

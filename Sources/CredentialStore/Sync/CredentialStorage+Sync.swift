@@ -89,14 +89,9 @@ extension CredentialStorage {
         })
     }
 
-    /// The device keys this store trusts.
-    public func trustedDeviceKeys() throws -> [DeviceKey] {
-        try trustedDeviceDetails().map(\.key)
-    }
-
     /// The devices this store trusts, with when each was trusted and when a bundle it signed was
     /// last merged here, ordered by key.
-    public func trustedDeviceDetails() throws -> [TrustedDevice] {
+    public func trustedDevices() throws -> [TrustedDevice] {
         try deviceRecords().filter(\.isTrusted).map { record in
             TrustedDevice(
                 key: record.publicKey,

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A device a store trusts, as ``CredentialStorage/trustedDeviceDetails()`` lists it.
+/// A device a store trusts, as ``CredentialStorage/trustedDevices()`` lists it.
 public struct TrustedDevice: Hashable, Sendable {
     /// The device's key, as ``CredentialStorage/deviceKey`` returns it there.
     public var key: DeviceKey

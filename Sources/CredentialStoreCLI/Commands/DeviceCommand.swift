@@ -79,7 +79,7 @@ struct DeviceCommand: ParsableCommand {
         func run() throws {
             let console = Console.current
             let storage = try global.location(in: console).openExisting(console, orFail: CommandFailure(.notFound, "there is no store here, so no device is trusted; `credstore device trust` makes one"))
-            let devices = try storage.trustedDeviceDetails()
+            let devices = try storage.trustedDevices()
             let revoked = try storage.revokedDevices()
             let thisDevice = try storage.deviceKey
             func revoker(_ revocation: DeviceRevocation) -> String {

@@ -121,7 +121,7 @@ struct SyncCommand: ParsableCommand {
         for note in notes { console.errors.write(note) }
         for conflict in total.conflicts { console.errors.write(HistoryCommand.conflictNote(conflict)) }
 
-        let recipients = try storage.trustedDeviceKeys() + [try storage.deviceKey]
+        let recipients = try storage.trustedDevices().map(\.key) + [try storage.deviceKey]
         // Nothing new: the file stays byte for byte as it was, and a git-backed folder stays clean.
         let wrote = try storage.exportSynchronizable(to: ownURL, protection: .recipients(recipients))
         storage.recordSyncBundle(at: ownURL)

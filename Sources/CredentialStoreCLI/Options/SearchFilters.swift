@@ -48,7 +48,7 @@ struct SearchFilters: ParsableArguments {
     func list(_ global: GlobalOptions) throws -> Bool {
         let console = Console.current
         let storage = try global.location(in: console).openIfPresent(console)
-        let entries = try storage?.credentials(matching: query()) ?? []
+        let entries = try storage?.entries(matching: query()) ?? []
         let now = Date()
         if global.json {
             console.output.write(JSONValue.array(entries.map { ListCommand.json($0, now: now) }).rendered + "\n")

@@ -52,7 +52,7 @@ struct SpaceRequest: Equatable {
     func protectionSpace() throws -> ProtectionSpace {
         let parsed = try reading()
         if let proxy {
-            let space = ProtectionSpace(proxyHost: parsed.host, port: parsed.spacePort, type: proxy.proxyType,
+            let space = ProtectionSpace(proxy: ProxyEndpoint(host: parsed.host, port: parsed.spacePort, type: proxy.proxyType),
                                         realm: realm, authenticationMethod: method?.authenticationMethod)
             try space.validate()
             return space

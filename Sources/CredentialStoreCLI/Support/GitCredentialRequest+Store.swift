@@ -128,6 +128,6 @@ extension GitCredentialRequest {
         guard case let (found, credential)? = try resolve(in: storage, space: space, console: console) else { return }
         if let password, password != credential.password { return }
         // git erases a credential the server refused: it is wrong on every machine.
-        try storage.remove(credential, for: found, options: .removeSynchronizable)
+        try storage.remove(user: credential.user, for: found, options: .removeSynchronizable)
     }
 }

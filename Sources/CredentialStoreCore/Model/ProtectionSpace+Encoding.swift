@@ -53,7 +53,7 @@ extension ProtectionSpace {
     package init(canonicalEncoding bytes: ArraySlice<UInt8>) throws {
         let fields = try Self.fields(of: bytes)
         if let proxyType = fields.proxyType {
-            self.init(proxyHost: fields.host, port: fields.port, type: proxyType, realm: fields.realm, authenticationMethod: fields.method)
+            self.init(proxy: ProxyEndpoint(host: fields.host, port: fields.port, type: proxyType), realm: fields.realm, authenticationMethod: fields.method)
         } else {
             self.init(host: fields.host, port: fields.port, protocol: fields.protocol, realm: fields.realm, authenticationMethod: fields.method)
         }

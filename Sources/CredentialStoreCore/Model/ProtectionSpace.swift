@@ -19,7 +19,7 @@ public import Foundation
 /// ## Topics
 /// ### Creating a space
 /// - ``init(host:port:protocol:realm:authenticationMethod:)``
-/// - ``init(proxyHost:port:type:realm:authenticationMethod:)``
+/// - ``init(proxy:realm:authenticationMethod:)``
 /// - ``init(url:realm:authenticationMethod:)``
 public struct ProtectionSpace: Hashable, Sendable {
     /// The host, in canonical form (lowercased ASCII, no trailing dot, IPv6 without brackets).
@@ -58,22 +58,20 @@ public struct ProtectionSpace: Hashable, Sendable {
             realm: self.realm, method: self.authenticationMethod)
     }
 
-    /// Creates a proxy space, the kind that answers HTTP 407.
+    /// Creates a proxy space, the kind that answers HTTP 407: `proxy`'s host, port and type.
     public init(
-        proxyHost: String,
-        port: Int,
-        type: ProxyType,
+        proxy: ProxyEndpoint,
         realm: String?,
         authenticationMethod: AuthenticationMethod? = nil
     ) {
-        self.host = ProtectionSpace.canonicalHost(proxyHost)
-        self.port = port == 0 ? type.defaultPort : port
+        self.host = ProtectionSpace.canonicalHost(proxy.host)
+        self.port = proxy.port == 0 ? proxy.type.defaultPort : proxy.port
         self.protocol = nil
         self.realm = realm.map(Unicode.nfc)
         self.authenticationMethod = AuthenticationMethod(rawValue: Unicode.nfc((authenticationMethod ?? .default).rawValue))
-        self.proxyType = type
+        self.proxyType = proxy.type
         canonicalEncoding = Self.encode(
-            proxyType: type, protocol: nil, host: self.host, port: self.port,
+            proxyType: proxy.type, protocol: nil, host: self.host, port: self.port,
             realm: self.realm, method: self.authenticationMethod)
     }
 
@@ -161,7 +159,7 @@ extension ProtectionSpace: Codable {
         let realm = try container.decodeIfPresent(String.self, forKey: .realm)
         let method = try container.decodeIfPresent(AuthenticationMethod.self, forKey: .authenticationMethod)
         if let proxyType = try container.decodeIfPresent(ProxyType.self, forKey: .proxyType) {
-            self.init(proxyHost: host, port: port, type: proxyType, realm: realm, authenticationMethod: method)
+            self.init(proxy: ProxyEndpoint(host: host, port: port, type: proxyType), realm: realm, authenticationMethod: method)
         } else {
             let proto = try container.decodeIfPresent(String.self, forKey: .protocol)
             self.init(host: host, port: port, protocol: proto, realm: realm, authenticationMethod: method)
@@ -187,7 +185,7 @@ extension ProtectionSpace {
     /// The same space with another realm and method: what a lookup falls back to.
     package func replacing(realm: String?, authenticationMethod: AuthenticationMethod) -> ProtectionSpace {
         if let proxyType {
-            return ProtectionSpace(proxyHost: host, port: port, type: proxyType, realm: realm, authenticationMethod: authenticationMethod)
+            return ProtectionSpace(proxy: ProxyEndpoint(host: host, port: port, type: proxyType), realm: realm, authenticationMethod: authenticationMethod)
         }
         return ProtectionSpace(host: host, port: port, protocol: `protocol`, realm: realm, authenticationMethod: authenticationMethod)
     }

@@ -1,7 +1,7 @@
 /// The proxy a request goes through: what a 407 challenge's protection space is made of.
 ///
 /// The proxy's own host and port, as the request's configuration names it, and its kind. A proxy
-/// space made from it (``ProtectionSpace/init(proxyHost:port:type:realm:authenticationMethod:)``)
+/// space made from it (``ProtectionSpace/init(proxy:realm:authenticationMethod:)``)
 /// is never equal to a server's space.
 public struct ProxyEndpoint: Hashable, Sendable {
     /// The proxy's host name or address.

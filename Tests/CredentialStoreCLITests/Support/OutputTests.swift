@@ -47,6 +47,6 @@ struct OutputTests {
     @Test func spacesReadAsURLs() {
         #expect(Describe.space(ProtectionSpace(host: "::1", port: 8443, protocol: "https", realm: "R", authenticationMethod: .httpDigest))
                 == "https://[::1]:8443 realm \"R\" (digest)")
-        #expect(Describe.space(ProtectionSpace(proxyHost: "proxy", port: 0, type: .socks, realm: nil)) == "proxy socks://proxy:1080")
+        #expect(Describe.space(ProtectionSpace(proxy: ProxyEndpoint(host: "proxy", port: 0, type: .socks), realm: nil)) == "proxy socks://proxy:1080")
     }
 }

@@ -32,7 +32,7 @@ import CredentialStoreChallenges
     @Test("A 407 gives proxy spaces from Proxy-Authenticate only, never equal to server spaces")
     func proxySpaces() throws {
         let spaces = try ProtectionSpace.spaces(for: Self.url, status: 407, headers: Self.headers, proxy: Self.proxy)
-        #expect(spaces == [ProtectionSpace(proxyHost: "proxy.local", port: 3128, type: .http, realm: "proxy", authenticationMethod: .httpBasic)])
+        #expect(spaces == [ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: .http), realm: "proxy", authenticationMethod: .httpBasic)])
         let server = try ProtectionSpace.spaces(for: Self.url, status: 401, headers: Self.headers)
         #expect(Set(spaces).isDisjoint(with: server))
     }

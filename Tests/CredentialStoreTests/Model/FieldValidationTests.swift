@@ -45,7 +45,7 @@ import CredentialStoreTestSupport
         ProtectionSpace(host: "evil\u{9B}31m.example.com", port: 443, protocol: "https", realm: nil),
         ProtectionSpace(host: "example.com", port: 443, protocol: "ht tp", realm: nil),
         ProtectionSpace(host: "example.com", port: 443, protocol: "https", realm: "a\nb"),
-        ProtectionSpace(proxyHost: "proxy.example.com", port: 3128, type: .http, realm: "\r"),
+        ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.example.com", port: 3128, type: .http), realm: "\r"),
     ])
     func decodingValidates(space: ProtectionSpace) throws {
         #expect(throws: (any Error).self) { try space.validate() }

@@ -19,7 +19,7 @@ import CredentialStoreChallenges
         _ host: String, port: Int = 3128, type: ProxyType = .http, realm: String? = "api",
         method: AuthenticationMethod? = nil
     ) -> ProtectionSpace {
-        ProtectionSpace(proxyHost: host, port: port, type: type, realm: realm, authenticationMethod: method)
+        ProtectionSpace(proxy: ProxyEndpoint(host: host, port: port, type: type), realm: realm, authenticationMethod: method)
     }
 
     // MARK: - Host

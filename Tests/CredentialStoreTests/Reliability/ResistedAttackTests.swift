@@ -32,7 +32,7 @@ import CredentialStoreTestSupport
             let storage = try store.open()
             try storage.set(Fixture.credential("alice", "api-secret"), for: api)
             try storage.set(Fixture.credential("bob", "other-secret"), for: other)
-            try storage.remove(Fixture.credential("bob"), for: other)
+            try storage.remove(user: "bob", for: other)
         }
         let otherIndex = try #require(try {
             let storage = try store.open()

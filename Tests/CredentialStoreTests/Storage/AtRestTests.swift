@@ -199,8 +199,8 @@ import CredentialStoreTestSupport
                 try storage.set(Credential(user: words[2] + "-2", password: words[3] + "-2", persistence: .synchronizable), for: canarySpace)
             }
             let gone = ProtectionSpace(host: removed[0], port: 443, protocol: "https", realm: removed[1])
-            try storage.remove(Credential(user: removed[2], password: "", persistence: .permanent), for: gone)
-            try storage.remove(Credential(user: removed[2] + "-2", password: "", persistence: .permanent), for: gone, options: .removeSynchronizable)
+            try storage.remove(user: removed[2], for: gone)
+            try storage.remove(user: removed[2] + "-2", for: gone, options: .removeSynchronizable)
             try scan()  // while open: database, WAL and shared memory
         }
         try scan()  // after close
@@ -237,7 +237,7 @@ import CredentialStoreTestSupport
         try storage.set(Credential(user: "alice", password: "second", persistence: .permanent), for: space)
         #expect(try holding(first).isEmpty, "the replaced password's ciphertext is in no file")
         let second = try ciphertexts("alice")
-        #expect(try storage.remove(Credential(user: "alice", password: "", persistence: .permanent), for: space))
+        #expect(try storage.remove(user: "alice", for: space))
         #expect(try holding(second).isEmpty, "the removed credential's ciphertexts are in no file")
         #expect(try !holding(ciphertexts("bob")).isEmpty)
         #expect(try storage.credentials(for: space).keys.sorted() == ["bob"])
@@ -261,7 +261,7 @@ import CredentialStoreTestSupport
             done.signal()
         }.start()
         reading.wait()
-        #expect(try storage.remove(Credential(user: "alice", password: "", persistence: .permanent), for: space))
+        #expect(try storage.remove(user: "alice", for: space))
         #expect(try holding(removed) == ["credentials.db-wal"], "held off by the reader, the checkpoint left the WAL as it was")
 
         release.signal()

@@ -106,16 +106,16 @@ import CredentialStoreTestSupport
 
     @Test func aProxysCredentialWithoutARealmAnswersItsOwn407AndNothingElse() throws {
         // What `credstore add --proxy http … --user bob` stores.
-        try storage.set(Fixture.credential("proxy-user"), for: ProtectionSpace(proxyHost: "proxy.example.com", port: 3128, type: .http, realm: nil))
+        try storage.set(Fixture.credential("proxy-user"), for: ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.example.com", port: 3128, type: .http), realm: nil))
         try storage.set(Fixture.credential("server-user"), for: ProtectionSpace(host: "proxy.example.com", port: 3128, protocol: "http", realm: nil))
 
-        let proxyChallenge = ProtectionSpace(proxyHost: "proxy.example.com", port: 3128, type: .http,
+        let proxyChallenge = ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.example.com", port: 3128, type: .http),
                                              realm: "tinyproxy", authenticationMethod: .httpBasic)
         #expect(try storage.defaultCredential(answering: proxyChallenge)?.user == "proxy-user")
         let serverChallenge = challenge(realm: "tinyproxy", .httpBasic, host: "proxy.example.com", port: 3128, scheme: "http")
         #expect(try storage.defaultCredential(answering: serverChallenge)?.user == "server-user")
         // Another proxy type on the same host and port is another origin.
-        let httpsProxy = ProtectionSpace(proxyHost: "proxy.example.com", port: 3128, type: .https,
+        let httpsProxy = ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.example.com", port: 3128, type: .https),
                                          realm: "tinyproxy", authenticationMethod: .httpBasic)
         #expect(try storage.defaultCredential(answering: httpsProxy) == nil)
     }

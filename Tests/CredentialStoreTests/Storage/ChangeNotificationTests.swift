@@ -45,8 +45,8 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("alice", "alice-secret-1"), for: space)
         try storage.set(Fixture.credential("bob", "bob-secret-1"), for: space)
         try storage.set(Fixture.credential("alice", "alice-secret-2"), for: space)
-        try storage.remove(Fixture.credential("bob", "not-the-password"), for: space)
-        try storage.remove(Fixture.credential("alice", "not-the-password"), for: space)
+        try storage.remove(user: "bob", for: space)
+        try storage.remove(user: "alice", for: space)
 
         let changes = await collectArrived(stream, count: 6, timeout: .seconds(5))
         #expect(changes == [
@@ -71,7 +71,7 @@ import CredentialStoreTestSupport
         let stream = storage.changes()
         try storage.set(Fixture.credential("alice", "pw", .forSession), for: space)
         try storage.set(Fixture.credential("alice", "pw", .permanent), for: space)
-        try storage.remove(Fixture.credential("alice"), for: space)
+        try storage.remove(user: "alice", for: space)
 
         #expect(await collectArrived(stream, count: 4, timeout: .seconds(5)) == [
             local(.added, "alice", .forSession),
@@ -121,7 +121,7 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("alice", "pw-1"), for: space)
         try storage.set(Fixture.credential("bob", "pw-1"), for: space)
         try storage.set(Fixture.credential("alice", "pw-2"), for: space)
-        try storage.remove(Fixture.credential("bob"), for: space)
+        try storage.remove(user: "bob", for: space)
         // A sentinel last: had anything been delivered twice, it would not arrive where expected.
         let sentinelSpace = Fixture.space("sentinel.example.com")
         try storage.set(Fixture.credential("sentinel"), for: sentinelSpace)
@@ -160,7 +160,7 @@ import CredentialStoreTestSupport
         // Another instance's own post names that instance, so this observer does not see it.
         try other.set(Fixture.credential("zed", "pw"), for: Fixture.space("other.example.com"))
         try storage.set(Fixture.credential("alice", "pw-2"), for: space)
-        try storage.remove(Fixture.credential("alice"), for: space)
+        try storage.remove(user: "alice", for: space)
 
         #expect(await collectArrived(posted, count: 4, timeout: .seconds(5)) == [
             local(.added, "alice"), local(.defaultChanged, "alice"), local(.updated, "alice"), local(.removed, "alice"),
@@ -291,7 +291,7 @@ import CredentialStoreTestSupport
         // removes her, before the watcher's next poll.
         let set = try await runHelperOnOwnThread(["set", store.databaseURL.path, store.keyFileURL.path, "remote.example.com", "alice"], input: "pw\n")
         #expect(set.status == 0, "helper set failed: \(set.stderr)")
-        #expect(try storage.remove(Fixture.credential("alice"), for: remoteSpace))
+        #expect(try storage.remove(user: "alice", for: remoteSpace))
         #expect(try storage.credentials(for: remoteSpace).isEmpty)
 
         let received = await collectArrived(stream, count: 3, timeout: .seconds(2))

@@ -31,7 +31,7 @@ import CredentialStoreTestSupport
                        persistence: Persistence? = nil) throws -> Set<String> {
         var query = CredentialQuery(label: label, attributes: attributes)
         query.persistence = persistence
-        return Set(try storage.credentials(matching: query).map(\.user))
+        return Set(try storage.entries(matching: query).map(\.user))
     }
 
     private func tagRowCount() throws -> Int {
@@ -62,7 +62,7 @@ import CredentialStoreTestSupport
     private func expectDetected(by search: CredentialQuery?, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let storage = try store.open()
         if let search {
-            expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.credentials(matching: search) }
+            expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries(matching: search) }
         }
         expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries() }
         let report = try store.open(integrityCheck: .deferredToVerify).verify()
@@ -81,14 +81,14 @@ import CredentialStoreTestSupport
         #expect(try users(storage, label: "home", ["team": "infra"]).isEmpty)
         #expect(try users(storage, label: "work", persistence: .synchronizable).isEmpty)
         // The tier that keeps nothing selects nothing, spelled as a caller would spell it.
-        #expect(try storage.credentials(matching: CredentialQuery(persistence: .none)).isEmpty)
-        #expect(try storage.credentials(matching: CredentialQuery(persistence: .permanent)).count == 4)
+        #expect(try storage.entries(matching: CredentialQuery(persistence: .none)).isEmpty)
+        #expect(try storage.entries(matching: CredentialQuery(persistence: .permanent)).count == 4)
         #expect(try users(storage, label: "nobody's").isEmpty)
         #expect(try users(storage, ["team": "infr"]).isEmpty, "a value matches whole, not as a prefix")
         // The same answers as a scan of every entry.
         let now = Date()
         for query in [CredentialQuery(label: "work"), CredentialQuery(attributes: ["env": "prod"]), CredentialQuery(label: "home", attributes: ["env": "prod"])] {
-            #expect(try storage.credentials(matching: query) == (try storage.entries().filter { query.matches($0, now: now) }))
+            #expect(try storage.entries(matching: query) == (try storage.entries().filter { query.matches($0, now: now) }))
         }
         // Two spellings Swift calls equal are one label.
         try storage.set(Credential(user: "dave", password: "d", label: "caf\u{E9}"), for: home)
@@ -166,8 +166,8 @@ import CredentialStoreTestSupport
         // Whichever of bob's tags it was, one of these searches reads its leaf.
         let storage = try store.open()
         expectError(.tamperDetected) {
-            _ = try storage.credentials(matching: CredentialQuery(label: "work"))
-            _ = try storage.credentials(matching: CredentialQuery(attributes: ["team": "web"]))
+            _ = try storage.entries(matching: CredentialQuery(label: "work"))
+            _ = try storage.entries(matching: CredentialQuery(attributes: ["team": "web"]))
         }
         try expectDetected(by: nil)
     }
@@ -242,8 +242,8 @@ import CredentialStoreTestSupport
         }
         old.waitUntilClosed()
         let storage = try old.open()
-        #expect(Set(try storage.credentials(matching: CredentialQuery(label: "work")).map(\.user)) == ["alice", "bob"])
-        #expect(Set(try storage.credentials(matching: CredentialQuery(attributes: ["team": "infra"])).map(\.user)) == ["alice", "carol"])
+        #expect(Set(try storage.entries(matching: CredentialQuery(label: "work")).map(\.user)) == ["alice", "bob"])
+        #expect(Set(try storage.entries(matching: CredentialQuery(attributes: ["team": "infra"])).map(\.user)) == ["alice", "carol"])
         #expect(try old.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM credential_tags") } == 4)
         #expect(try storage.verify().isSound)
     }

@@ -86,7 +86,7 @@ import CredentialStoreTestSupport
         try deleteTheDefaultsRow(using: storage)
         expectError(.tamperDetected) { try storage.set(Fixture.credential("carol", "pw-carol"), for: space) }
         expectError(.tamperDetected) { try storage.set(Fixture.credential("bob", "new-pw"), for: space) }
-        expectError(.tamperDetected) { try storage.remove(Fixture.credential("bob"), for: space) }
+        expectError(.tamperDetected) { try storage.remove(user: "bob", for: space) }
         expectError(.tamperDetected) { try storage.setDefaultCredential(Fixture.credential("bob", "pw-bob"), for: space) }
         // Other spaces are still writable.
         try storage.set(Fixture.credential("dave"), for: Fixture.space("other.example.com"))
@@ -102,7 +102,7 @@ import CredentialStoreTestSupport
                 let user = "user\(round)"
                 try writer.set(Fixture.credential(user), for: space)
                 try writer.setDefaultCredential(Fixture.credential(user), for: space)
-                try writer.remove(Fixture.credential(user), for: space)
+                try writer.remove(user: user, for: space)
             }
         }()
         for _ in 0..<600 {

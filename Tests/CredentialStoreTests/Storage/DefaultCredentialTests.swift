@@ -63,7 +63,7 @@ import CredentialStoreTestSupport
     @Test func removingTheDefaultWithSeveralLeftLeavesNone() throws {
         let storage = try store.open()
         for user in ["alice", "bob", "carol"] { try storage.set(Fixture.credential(user), for: space) }
-        try storage.remove(Fixture.credential("alice"), for: space)
+        try storage.remove(user: "alice", for: space)
         #expect(try storage.defaultCredential(for: space) == nil)
         #expect(try store.open().defaultCredential(for: space) == nil)
     }
@@ -72,7 +72,7 @@ import CredentialStoreTestSupport
         let storage = try store.open()
         try storage.set(Fixture.credential("alice"), for: space)
         try storage.set(Fixture.credential("bob", "b"), for: space)
-        try storage.remove(Fixture.credential("alice"), for: space)
+        try storage.remove(user: "alice", for: space)
         #expect(try storage.defaultCredential(for: space) == Fixture.credential("bob", "b"))
     }
 

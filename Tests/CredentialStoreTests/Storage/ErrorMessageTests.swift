@@ -67,7 +67,7 @@ import CredentialStoreTestSupport
                 Issue.record("not a CredentialStorageError: \(error)")
             }
         }
-        collect { _ = try storage.remove(synced, for: space) }
+        collect { _ = try storage.remove(user: synced.user, for: space) }
         collect { try storage.untrustDevice(try TemporaryStore().open().deviceKey) }
         collect { _ = try DeviceKey("csdev1:nonsense") }
         collect { _ = try DeviceKey("ssh-ed25519 AAAA") }

@@ -77,8 +77,8 @@ import CredentialStoreTestSupport
         let listings = [
             try storage.entries(),
             try storage.entries(onOriginOf: Self.space),
-            try storage.credentials(matching: CredentialQuery(label: "work")),
-            try storage.credentials(matching: CredentialQuery(host: "git.example.com")),
+            try storage.entries(matching: CredentialQuery(label: "work")),
+            try storage.entries(matching: CredentialQuery(host: "git.example.com")),
         ]
         for entries in listings {
             #expect(entries.count == 3)

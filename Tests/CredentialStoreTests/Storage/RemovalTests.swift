@@ -17,10 +17,10 @@ import CredentialStoreTestSupport
     }
 
     @Test(arguments: [Persistence.forSession, .permanent])
-    func removeMatchesByUserWhateverThePassword(persistence: Persistence) throws {
+    func removeByUserRemovesTheCredentialInEitherTier(persistence: Persistence) throws {
         let storage = try store.open()
         try storage.set(Fixture.credential("alice", "real", persistence), for: space)
-        #expect(try storage.remove(Fixture.credential("alice", "not-the-password", .permanent), for: space))
+        #expect(try storage.remove(user: "alice", for: space))
         #expect(try storage.credentials(for: space).isEmpty)
         #expect(try store.open().credentials(for: space).isEmpty)
     }
@@ -28,7 +28,7 @@ import CredentialStoreTestSupport
     @Test func removingAnUnknownUserReportsNothingRemoved() throws {
         let storage = try store.open()
         try storage.set(Fixture.credential("alice"), for: space)
-        #expect(try storage.remove(Fixture.credential("mallory"), for: space) == false)
+        #expect(try storage.remove(user: "mallory", for: space) == false)
         #expect(try storage.credentials(for: space).keys.sorted() == ["alice"])
     }
 
@@ -36,10 +36,10 @@ import CredentialStoreTestSupport
         let storage = try store.open()
         let synced = Fixture.credential("alice", "pw", .synchronizable)
         try storage.set(synced, for: space)
-        expectError(.synchronizableRemovalNeedsOption) { try storage.remove(synced, for: space) }
+        expectError(.synchronizableRemovalNeedsOption) { try storage.remove(user: synced.user, for: space) }
         #expect(try storage.credentials(for: space) == ["alice": synced], "nothing changed")
         #expect(try storage.defaultCredential(for: space) == synced, "not even the default")
-        #expect(try storage.remove(synced, for: space, options: .removeSynchronizable))
+        #expect(try storage.remove(user: synced.user, for: space, options: .removeSynchronizable))
         #expect(try storage.credentials(for: space).isEmpty)
     }
 
@@ -48,7 +48,7 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("alice"), for: space)
         try storage.set(Fixture.credential("bob"), for: space)
         try storage.set(Fixture.credential("alice"), for: Fixture.space("other.example.com"))
-        try storage.remove(Fixture.credential("alice"), for: space)
+        try storage.remove(user: "alice", for: space)
         #expect(try storage.credentials(for: space).keys.sorted() == ["bob"])
         #expect(try storage.credentials(for: Fixture.space("other.example.com")).keys.sorted() == ["alice"])
     }

@@ -135,7 +135,7 @@ import CredentialStoreTestSupport
                 try storage.set(Fixture.credential("carol", "c2", .synchronizable), for: synced)
                 try storage.set(Credential(user: "alice", password: "a2", label: "home"), for: perm)
                 try storage.setDefaultCredential(Credential(user: "alice", password: "a2", label: "home"), for: perm)
-                _ = try storage.remove(Fixture.credential("erin", ""), for: gone, options: .removeSynchronizable)
+                _ = try storage.remove(user: "erin", for: gone, options: .removeSynchronizable)
                 try storage.setDefaultCredential(Fixture.credential("carol", "c2", .synchronizable), for: synced)
                 try storage.trustDevice(try other.deviceKey)
                 // A concurrent edit that this store loses: its version is kept (kept_versions).
@@ -189,10 +189,10 @@ import CredentialStoreTestSupport
             let credentials = render(try storage.allCredentials())
             let searched = try [CredentialQuery(label: "home"), CredentialQuery(label: "work"), CredentialQuery(label: "shared"),
                                 CredentialQuery(attributes: ["env": "prod"])].map { query in
-                try storage.credentials(matching: query).map { "\($0.space.host)/\($0.user)" }.joined(separator: ",")
+                try storage.entries(matching: query).map { "\($0.space.host)/\($0.user)" }.joined(separator: ",")
             }
             let defaults = try spaces.map { "\($0.host): \(try storage.defaultCredential(for: $0)?.user ?? "-")" }
-            let trusted = try storage.trustedDeviceKeys().map(\.description)
+            let trusted = try storage.trustedDevices().map(\.key.description)
             let device = try storage.deviceKey.description + (try storage.deviceID)
             let bundle = store.directory.deletingLastPathComponent().appendingPathComponent("self-\(UUID().uuidString).csbundle")
             defer { try? FileManager.default.removeItem(at: bundle) }

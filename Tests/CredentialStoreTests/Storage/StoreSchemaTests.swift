@@ -76,7 +76,7 @@ import CredentialStoreTestSupport
         }
         // Either the remove is refused, or the credential is really gone: never both success and
         // the old password still answering.
-        let removed = try? store.open().remove(Fixture.credential("alice"), for: space, options: .removeSynchronizable)
+        let removed = try? store.open().remove(user: "alice", for: space, options: .removeSynchronizable)
         if removed == true {
             #expect(try store.open(integrityCheck: .onOpen).defaultCredential(for: space) == nil)
         }

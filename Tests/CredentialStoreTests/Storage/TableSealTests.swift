@@ -74,7 +74,7 @@ import CredentialStoreTestSupport
             try storage.set(Fixture.credential("bob", "b1"), for: space)
             try storage.setDefaultCredential(Fixture.credential("bob", "b1"), for: space)
             try storage.set(Fixture.credential("alice", "a2"), for: space)
-            _ = try storage.remove(Fixture.credential("bob", ""), for: space)
+            _ = try storage.remove(user: "bob", for: space)
             try storage.set(Fixture.credential("carol", "c1", .synchronizable), for: Fixture.space("other.example.com"))
             let other = try TemporaryStore().open()
             try storage.trustDevice(try other.deviceKey)
@@ -161,7 +161,7 @@ import CredentialStoreTestSupport
         }
         let foreign = try other.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM trusted_devices") }
         try edit { db in try insert(foreign[0], into: "trusted_devices", db) }
-        try expectSealBroken { storage in expectError(.tamperDetected) { try storage.trustedDeviceDetails() } }
+        try expectSealBroken { storage in expectError(.tamperDetected) { try storage.trustedDevices() } }
     }
 
     @Test(arguments: [

@@ -82,7 +82,7 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("alice", "a"), for: Fixture.space(realm: "A"))
         try storage.set(Fixture.credential("alice", "b"), for: Fixture.space(realm: "a"))
         try storage.set(Fixture.credential("alice", "c"), for: Fixture.space(realm: "A", method: .httpDigest))
-        try storage.set(Fixture.credential("alice", "d"), for: ProtectionSpace(proxyHost: "api.example.com", port: 443, type: .https, realm: "A"))
+        try storage.set(Fixture.credential("alice", "d"), for: ProtectionSpace(proxy: ProxyEndpoint(host: "api.example.com", port: 443, type: .https), realm: "A"))
         let passwords = try storage.allCredentials().values.compactMap { $0["alice"]?.password }.sorted()
         #expect(passwords == ["a", "b", "c", "d"])
         #expect(try storage.defaultCredential(for: Fixture.space(realm: "a"))?.password == "b")

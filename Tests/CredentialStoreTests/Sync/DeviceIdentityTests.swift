@@ -50,7 +50,7 @@ import CredentialStoreTestSupport
         // The same user's data, a new device: the credential and the trusted peer stay, and the
         // device it came from is trusted as another one.
         #expect(try restored.credentials(for: space)["carol"]?.password == "pw-carol")
-        #expect(try Set(restored.trustedDeviceKeys()) == [try peer.publicKey, deviceKey])
+        #expect(try Set(restored.trustedDevices().map(\.key)) == [try peer.publicKey, deviceKey])
         // Once: it is this home's identity from now on, across opens.
         #expect(try restored.settleDeviceIdentity() == nil)
         #expect(try elsewhere.open().deviceID == renewal.id)
@@ -82,7 +82,7 @@ import CredentialStoreTestSupport
         let renewal = try storage.resetDeviceIdentity()
         #expect(renewal.previousID == deviceID && renewal.id != deviceID)
         #expect(try storage.deviceID == renewal.id)
-        #expect(try storage.trustedDeviceKeys() == [deviceKey])
+        #expect(try storage.trustedDevices().map(\.key) == [deviceKey])
         #expect(try storage.verify().isSound)
     }
 }

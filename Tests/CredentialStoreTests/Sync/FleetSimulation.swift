@@ -271,7 +271,7 @@ final class FleetSimulation {
             }
             events["imports", default: 0] += 1
         }
-        let recipients = try storage.trustedDeviceKeys() + [devices[d].key]
+        let recipients = try storage.trustedDevices().map(\.key) + [devices[d].key]
         if try storage.exportSynchronizable(to: devices[d].bundle, protection: .recipients(recipients)) {
             sequence += 1
             devices[d].exportedAt = sequence
@@ -354,7 +354,7 @@ final class FleetSimulation {
 
     private func everyoneTrustsEveryone() throws -> Bool {
         try devices.indices.allSatisfy { d in
-            try Set(devices[d].peer.storage.trustedDeviceKeys()).isSuperset(of: devices.indices.filter { $0 != d }.map { devices[$0].key })
+            try Set(devices[d].peer.storage.trustedDevices().map(\.key)).isSuperset(of: devices.indices.filter { $0 != d }.map { devices[$0].key })
         }
     }
 
@@ -448,7 +448,7 @@ final class FleetSimulation {
     private func check() throws {
         // Trusted again everywhere, nothing after it untrusts anyone.
         for d in devices.indices {
-            let trusted = Set(try devices[d].peer.storage.trustedDeviceKeys())
+            let trusted = Set(try devices[d].peer.storage.trustedDevices().map(\.key))
             let missing = devices.indices.filter { $0 != d && !trusted.contains(devices[$0].key) }
             if !missing.isEmpty {
                 fail("d\(d) no longer trusts \(missing.map { "d\($0)" }) after every device trusted every other again")

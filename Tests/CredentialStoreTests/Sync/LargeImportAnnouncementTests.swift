@@ -80,7 +80,7 @@ import CredentialStoreTestSupport
             try storage.set(Credential(user: "bob", password: "b1", persistence: .permanent), for: space)
             try storage.set(Credential(user: "alice", password: "a2", persistence: .forSession), for: space)
             try storage.setDefaultCredential(Credential(user: "bob", password: "b2", persistence: .permanent), for: space)
-            try storage.remove(Credential(user: "alice", password: "", persistence: .forSession), for: space)
+            try storage.remove(user: "alice", for: space)
             try storage.set(Credential(user: "carol", password: "c1", persistence: .forSession), for: space)
             return await collectArrived(stream, count: 50, timeout: .seconds(2))
         }

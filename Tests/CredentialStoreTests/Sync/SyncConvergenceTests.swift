@@ -138,7 +138,7 @@ import CredentialStoreTestSupport
             case .setSync:
                 try storage.set(Credential(user: step.user, password: step.password, persistence: .synchronizable), for: space)
             case .remove:
-                try storage.remove(Credential(user: step.user, password: "", persistence: .permanent), for: space, options: .removeSynchronizable)
+                try storage.remove(user: step.user, for: space, options: .removeSynchronizable)
             case .setDefault:
                 try storage.setDefaultCredential(Credential(user: step.user, password: step.password, persistence: .synchronizable), for: space)
             case .toPermanent:

@@ -38,7 +38,7 @@ import CredentialStoreTestSupport
         // B goes offline; A removes bob, and keeps syncing while B is away (its bundle carries
         // the removal from the next day; B has not merged it, so A keeps it however long B is away).
         advance(clocks, by: 5)
-        try a.storage.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try a.storage.remove(user: "bob", for: space, options: .removeSynchronizable)
         advance(clocks, by: day)
         _ = try a.export(to: [b])
         advance(clocks, by: 99 * day)
@@ -72,7 +72,7 @@ import CredentialStoreTestSupport
         for peer in [b, c] { try peer.storage.importBundle(from: a.export(to: [b, c])) }
 
         advance(clocks, by: 5)
-        try b.storage.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try b.storage.remove(user: "bob", for: space, options: .removeSynchronizable)
         for _ in 0..<4 {
             advance(clocks, by: 50 * day)
             try c.storage.importBundle(from: a.export(to: [b, c]))
@@ -109,7 +109,7 @@ import CredentialStoreTestSupport
         try a.storage.importBundle(from: b.export(to: [a]))
 
         advance(clocks, by: 5)
-        try b.storage.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try b.storage.remove(user: "bob", for: space, options: .removeSynchronizable)
         try b.storage.untrustDevice(try a.publicKey)
         _ = try b.export(to: [b])
         advance(clocks, by: 190 * day)
@@ -155,7 +155,7 @@ import CredentialStoreTestSupport
         advance(clocks, by: 10 * day)
         let fromX = try x.export(to: peers)
         advance(clocks, by: 60_000)
-        try b.storage.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try b.storage.remove(user: "bob", for: space, options: .removeSynchronizable)
         let deletion = try b.export(to: peers)
         for peer in [a, c] { #expect(try peer.storage.importBundle(from: deletion).removed == 1) }
 

@@ -47,7 +47,7 @@ import CredentialStoreTestSupport
         let staleFromB = try desktop.export(to: [laptop, desktop])
 
         tick()
-        try a.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try a.remove(user: "bob", for: space, options: .removeSynchronizable)
         let deletion = try laptop.export(to: [desktop])
         let carried = try desktop.decode(deletion).items.first { $0.user == "bob" }
         #expect(carried != nil && carried?.password == nil, "the deletion is carried as a tombstone")
@@ -71,7 +71,7 @@ import CredentialStoreTestSupport
         try send(laptop, to: desktop)
         try b.set(Fixture.credential("bob", "local", .permanent), for: space, options: .removeSynchronizable)
         tick()
-        try a.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try a.remove(user: "bob", for: space, options: .removeSynchronizable)
         #expect(try send(laptop, to: desktop).removed == 0)
         #expect(try b.credentials(for: space)["bob"] == Fixture.credential("bob", "local", .permanent))
     }
@@ -81,7 +81,7 @@ import CredentialStoreTestSupport
         try a.set(sync("keeper", "k"), for: space)
         try a.set(sync("bob", "b1"), for: space)
         try send(laptop, to: desktop)
-        try a.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try a.remove(user: "bob", for: space, options: .removeSynchronizable)
         tick()
         try b.set(sync("bob", "b2"), for: space)
         try send(laptop, to: desktop)
@@ -132,7 +132,7 @@ import CredentialStoreTestSupport
         try laptop.storage.importBundle(from: desktop.export(to: [laptop]))
         try b.importBundle(from: laptop.export(to: [desktop]))
         clock.advance(by: 5)
-        try b.remove(Fixture.credential("gone"), for: space, options: .removeSynchronizable)
+        try b.remove(user: "gone", for: space, options: .removeSynchronizable)
         _ = try desktop.export(to: [laptop])
         clock.advance(by: 400 * day)
         var users = try laptop.decode(desktop.export(to: [laptop])).items.map(\.user).sorted()
@@ -163,7 +163,7 @@ import CredentialStoreTestSupport
         }
         try round()
         clock.advance(by: 5)
-        try b.remove(Fixture.credential("gone"), for: space, options: .removeSynchronizable)
+        try b.remove(user: "gone", for: space, options: .removeSynchronizable)
         var forgotten: Int64?
         for fortnight in 1...40 {
             clock.advance(by: 15 * day)
@@ -345,7 +345,7 @@ import CredentialStoreTestSupport
         try send(laptop, to: desktop)
         #expect(try b.defaultCredential(for: space)?.user == "alice")
         tick()
-        try a.remove(Fixture.credential("alice"), for: space, options: .removeSynchronizable)
+        try a.remove(user: "alice", for: space, options: .removeSynchronizable)
         // Removing the default records a "no default" register, which must open (it once read as
         // tamperDetected: `try?` flattened its nil user), travel, and clear the default elsewhere.
         try send(laptop, to: desktop)
@@ -380,7 +380,7 @@ import CredentialStoreTestSupport
         // (later still) sets bob again: bob is live, and the desktop's choice is the newest default.
         try b.setDefaultCredential(sync("bob", "b"), for: space)
         tick()
-        try a.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try a.remove(user: "bob", for: space, options: .removeSynchronizable)
         let removal = try laptop.export(to: [desktop, phone])
         tick()
         try c.importBundle(from: removal)
@@ -514,7 +514,7 @@ import CredentialStoreTestSupport
         try a.set(sync("alice", "a"), for: space)
         try a.set(sync("bob", "b-new"), for: space)
         try a.set(sync("carol", "c"), for: otherSpace)
-        try a.remove(Fixture.credential("dave"), for: otherSpace, options: .removeSynchronizable)
+        try a.remove(user: "dave", for: otherSpace, options: .removeSynchronizable)
         let bundle = try laptop.export(to: [desktop])
 
         let stream = b.changes()

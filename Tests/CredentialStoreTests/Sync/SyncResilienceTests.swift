@@ -31,14 +31,14 @@ import Glibc
         try laptop.storage.set(sync("alice", "before"), for: space)
         try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
 
-        let details = try desktop.storage.trustedDeviceDetails()
+        let details = try desktop.storage.trustedDevices()
         let laptopKey = try laptop.publicKey
         #expect(details.count == 1 && details.first?.key == laptopKey)
         #expect(details.first?.trusted != nil && details.first?.lastMerged != nil, "trusted and merged times: \(details)")
 
         #expect(try desktop.storage.verify().isSound, "the merge time is sealed like the key")
         try desktop.storage.untrustDevice(try laptop.publicKey)
-        #expect(try desktop.storage.trustedDeviceKeys().isEmpty)
+        #expect(try desktop.storage.trustedDevices().map(\.key).isEmpty)
         #expect(try desktop.storage.verify().isSound, "the removal is folded into the table seal")
         // Its bundles are refused from now on, and nothing changes.
         try laptop.storage.set(sync("alice", "after"), for: space)
@@ -55,9 +55,9 @@ import Glibc
         try trust([desktop], [laptop])
         try laptop.storage.set(sync("alice", "pw"), for: space)
         try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
-        let before = try desktop.storage.trustedDeviceDetails()
+        let before = try desktop.storage.trustedDevices()
         try desktop.storage.rekey()
-        #expect(try desktop.storage.trustedDeviceDetails() == before)
+        #expect(try desktop.storage.trustedDevices() == before)
         #expect(try desktop.storage.verify().isSound)
     }
 

@@ -42,7 +42,7 @@ import CredentialStoreTestSupport
             }
             try peer.storage.exportSynchronizable(
                 to: folder.directory.appendingPathComponent(own),
-                protection: .recipients(try peer.storage.trustedDeviceKeys() + [peer.storage.deviceKey]))
+                protection: .recipients(try peer.storage.trustedDevices().map(\.key) + [peer.storage.deviceKey]))
             return reports
         }
 
@@ -67,7 +67,7 @@ import CredentialStoreTestSupport
         try fleet.sync(c)
 
         // B applied A's statement: it no longer trusts C, and says who revoked it.
-        #expect(try !b.storage.trustedDeviceKeys().contains(try c.publicKey))
+        #expect(try !b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
         let revoked = try #require(try b.storage.revokedDevices().first)
         #expect(revoked.key == (try c.publicKey))
         #expect(revoked.revokedBy == (try a.publicKey))
@@ -117,7 +117,7 @@ import CredentialStoreTestSupport
         // Nor does C's statement travel: B refused C's bundle, so it has nothing of it to relay.
         try fleet.sync(b)
         try fleet.sync(a)
-        #expect(try a.storage.trustedDeviceKeys().contains(try b.publicKey))
+        #expect(try a.storage.trustedDevices().map(\.key).contains(try b.publicKey))
         #expect(try a.storage.credentials(for: space)["mallory"] == nil)
     }
 
@@ -127,7 +127,7 @@ import CredentialStoreTestSupport
         try a.storage.untrustDevice(try c.publicKey)
         try fleet.sync(a)
         try fleet.sync(b)
-        #expect(try !b.storage.trustedDeviceKeys().contains(try c.publicKey))
+        #expect(try !b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
 
         // B trusts C again: A's older statement, still in A's bundle, does not revoke it anew.
         try b.storage.trustDevice(try c.publicKey)
@@ -135,7 +135,7 @@ import CredentialStoreTestSupport
         try fleet.sync(b)
         try fleet.sync(b)
         try fleet.sync(c)
-        #expect(try b.storage.trustedDeviceKeys().contains(try c.publicKey))
+        #expect(try b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
         #expect(try b.storage.revokedDevices().isEmpty)
         #expect(try c.storage.credentials(for: space)["carol"]?.password == "for b and c")
         // A still refuses C: only A's own trust brings C back there.
@@ -159,7 +159,7 @@ import CredentialStoreTestSupport
         try b.storage.trustDevice(try c.publicKey)
         let report = try b.storage.importBundle(from: try d.export(to: [b]))
         #expect(report.revocations.isEmpty)
-        #expect(try b.storage.trustedDeviceKeys().contains(try c.publicKey))
+        #expect(try b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
 
         // A trusts C again and, a day later, revokes it anew: that one is after B's trust.
         clock.advance(by: TestClock.day)
@@ -168,7 +168,7 @@ import CredentialStoreTestSupport
         try a.storage.untrustDevice(try c.publicKey)
         let later = try b.storage.importBundle(from: try a.export(to: [b]))
         #expect(later.revocations.map(\.key) == [try c.publicKey])
-        #expect(try !b.storage.trustedDeviceKeys().contains(try c.publicKey))
+        #expect(try !b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
     }
 
     /// Within two days of the trust, the clocks (each up to a day off) cannot tell which came
@@ -197,7 +197,7 @@ import CredentialStoreTestSupport
         try revoker.storage.untrustDevice(try c.publicKey)
         let report = try receiver.storage.importBundle(from: try revoker.export(to: [receiver]))
         #expect(report.revocations.map(\.key) == [try c.publicKey])
-        #expect(try !receiver.storage.trustedDeviceKeys().contains(try c.publicKey))
+        #expect(try !receiver.storage.trustedDevices().map(\.key).contains(try c.publicKey))
     }
 
     @Test func aRevokedDevicesBundleThatSortsFirstMergesNowhere() throws {
@@ -233,7 +233,7 @@ import CredentialStoreTestSupport
         try CredentialStorage.restore(from: backup, passphrase: "backup passphrase", to: a.folder.databaseURL,
                                       key: .keyFile(a.folder.keyFileURL), rollbackAnchor: .directory(a.folder.anchorDirectory))
         let restored = try a.folder.open()
-        #expect(try restored.trustedDeviceKeys().contains(try b.publicKey), "the backup predates the revocation")
+        #expect(try restored.trustedDevices().map(\.key).contains(try b.publicKey), "the backup predates the revocation")
         _ = try restored.applyRevocations(fromBundlesAt: [try fleet.bundle(of: fleet.c)])
         #expect(try restored.revokedDevices().map(\.key) == [try b.publicKey], "C relays A's own statement back to it")
     }
@@ -259,7 +259,7 @@ import CredentialStoreTestSupport
         let url = b.file("forged.csbundle")
         try Data(try BundleFormat.write(contents, protection: .recipients([try c.publicKey]), signer: identity)).write(to: url)
         #expect { try c.storage.importBundle(from: url) } throws: { ($0 as? CredentialStorageError)?.code == .invalidBundle }
-        #expect(try c.storage.trustedDeviceKeys().contains(try a.publicKey))
+        #expect(try c.storage.trustedDevices().map(\.key).contains(try a.publicKey))
         #expect(try c.storage.revokedDevices().isEmpty)
     }
 

@@ -53,7 +53,7 @@ import CredentialStoreTestSupport
         #expect(try b.importBundle(from: bundle, passphrase: "bundle pass").added == 2)
         #expect(try b.defaultCredential(for: space)?.user == "bob")
 
-        try a.remove(Fixture.credential("bob"), for: space, options: .removeSynchronizable)
+        try a.remove(user: "bob", for: space, options: .removeSynchronizable)
         try a.exportSynchronizable(to: bundle, protection: .passphrase("bundle pass"))
         let dry = try b.importBundle(from: bundle, passphrase: "bundle pass", dryRun: true)
         #expect(dry == ImportReport(added: 0, updated: 0, removed: 1, unchanged: 1))

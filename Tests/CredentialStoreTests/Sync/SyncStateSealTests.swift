@@ -81,7 +81,7 @@ import CredentialStoreTestSupport
         try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
         let stale = try desktop.export(to: [laptop])
         clock.advance(by: 5)
-        try a.remove(sync("bob", ""), for: space, options: .removeSynchronizable)
+        try a.remove(user: "bob", for: space, options: .removeSynchronizable)
 
         try attack(laptop, "DELETE FROM sync_items WHERE deleted = 1")
         try expectRefused(laptop)
@@ -128,7 +128,7 @@ import CredentialStoreTestSupport
         try a.setDefaultCredential(sync("bob", "b1"), for: space)
         try b.importBundle(from: try laptop.export(to: [desktop]))
         try b.set(sync("alice", "a2"), for: space)
-        try b.remove(sync("bob", ""), for: space, options: .removeSynchronizable)
+        try b.remove(user: "bob", for: space, options: .removeSynchronizable)
         try a.importBundle(from: try desktop.export(to: [laptop]))
         try a.rekey()
         try a.set(Fixture.credential("alice", "now-permanent"), for: space, options: .removeSynchronizable)

@@ -70,7 +70,7 @@ struct StoreSnapshot: Equatable {
             .sorted { $0.lexicographicallyPrecedes($1) }
         syncDefaults = defaults.map { $0.spaceIndex.bytes + $0.sealedState }.sorted { $0.lexicographicallyPrecedes($1) }
         self.clock = clock.map { [$0.wall, $0.counter] } ?? []
-        trusted = try storage.trustedDeviceKeys()
+        trusted = try storage.trustedDevices().map(\.key)
     }
 
     /// The snapshot without the hybrid logical clock, which an import may tick even when it

@@ -64,7 +64,7 @@ func space(_ i: Int) -> ProtectionSpace {
 let proxies = 16
 
 func proxySpace(_ k: Int) -> ProtectionSpace {
-    ProtectionSpace(proxyHost: "proxy\(k).example.com", port: 3128, type: .http, realm: nil, authenticationMethod: .httpBasic)
+    ProtectionSpace(proxy: ProxyEndpoint(host: "proxy\(k).example.com", port: 3128, type: .http), realm: nil, authenticationMethod: .httpBasic)
 }
 
 /// What the marker of a filled store says: a store filled by an older harness (other spaces, no
@@ -269,7 +269,7 @@ case "set":
     if n == 0 {
         try? FileManager.default.removeItem(at: storeDir)
     } else {
-        for (c, s) in added { _ = try storage.remove(c, for: s) }
+        for (c, s) in added { _ = try storage.remove(user: c.user, for: s) }
     }
 
 case "open":

@@ -37,7 +37,7 @@ var proxy: ProxyEndpoint?
 if arguments.count == 4, let colon = arguments[3].lastIndex(of: ":"), let port = Int(arguments[3][arguments[3].index(after: colon)...]) {
     proxy = ProxyEndpoint(host: String(arguments[3][..<colon]), port: port, type: .http)
     // As `credstore add … --proxy http --user proxyuser` stores it: no realm either.
-    try storage.set(readCredential(), for: ProtectionSpace(proxyHost: proxy!.host, port: port, type: .http, realm: nil))
+    try storage.set(readCredential(), for: ProtectionSpace(proxy: ProxyEndpoint(host: proxy!.host, port: port, type: .http), realm: nil))
 }
 
 // Both servers are plain http on loopback, so Basic needs the opt-in.
