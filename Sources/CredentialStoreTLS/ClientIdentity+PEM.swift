@@ -42,18 +42,6 @@ extension ClientIdentity {
         try self.init(checking: certificates, key: key)
     }
 
-    /// Reads an identity from the certificates' PEM (leaf first) and the key's PEM apart, as a
-    /// server's `cert.pem` and `key.pem` come.
-    ///
-    /// - Parameters:
-    ///   - certificatesPEM: The leaf certificate, then its intermediates.
-    ///   - privateKeyPEM: The leaf's private key.
-    /// - Throws: ``/CredentialStoreCore/ClientIdentityError``; a certificate in the key's text or a key in the
-    ///   certificates' text is read all the same.
-    public init(certificatesPEM: String, privateKeyPEM: String) throws(ClientIdentityError) {
-        try self.init(pem: certificatesPEM + "\n" + privateKeyPEM)
-    }
-
     /// Checks DER certificates and a key (any of PKCS #8, PKCS #1, SEC 1 in DER) and makes the
     /// identity; what PKCS #12 import ends in.
     package init(checkingCertificates certificates: [[UInt8]], privateKeyDER: [UInt8]) throws(ClientIdentityError) {

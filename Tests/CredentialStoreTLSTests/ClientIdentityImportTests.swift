@@ -9,8 +9,7 @@ import Testing
 @Suite struct ClientIdentityImportTests {
     @Test func pemIdentityHoldsTheChainAPKCS8KeyAndTheLeafsExpiry() throws {
         let pki = try TestPKI()
-        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem") + pki.text("ca.pem"),
-                                          privateKeyPEM: try pki.text("client.key"))
+        let identity = try ClientIdentity(pem: try pki.text("client.pem") + pki.text("ca.pem") + "\n" + pki.text("client.key"))
         #expect(identity.certificateChain == [try pki.der("client.pem"), try pki.der("ca.pem")])
         try pki.openssl(["pkcs8", "-topk8", "-nocrypt", "-in", "client.key", "-outform", "der", "-out", "client.pk8"])
         #expect(identity.privateKey == (try pki.bytes("client.pk8")))
@@ -28,8 +27,8 @@ import Testing
         let pki = try TestPKI()
         try pki.openssl(["ec", "-in", "server.key", "-out", "server.sec1.key"])
         #expect(try pki.text("server.sec1.key").contains("BEGIN EC PRIVATE KEY"))
-        let sec1 = try ClientIdentity(certificatesPEM: try pki.text("server.pem"), privateKeyPEM: try pki.text("server.sec1.key"))
-        let pkcs8 = try ClientIdentity(certificatesPEM: try pki.text("server.pem"), privateKeyPEM: try pki.text("server.key"))
+        let sec1 = try ClientIdentity(pem: try pki.text("server.pem") + "\n" + pki.text("server.sec1.key"))
+        let pkcs8 = try ClientIdentity(pem: try pki.text("server.pem") + "\n" + pki.text("server.key"))
         #expect(sec1 == pkcs8)
         // openssl reads the key it is given back.
         try Data(pkcs8.pemPrivateKey.utf8).write(to: pki.url("exported.key"))
@@ -38,8 +37,7 @@ import Testing
 
     @Test func exportedPEMReadsBackAsTheSameIdentity() throws {
         let pki = try TestPKI()
-        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem") + pki.text("ca.pem"),
-                                          privateKeyPEM: try pki.text("client.key"))
+        let identity = try ClientIdentity(pem: try pki.text("client.pem") + pki.text("ca.pem") + "\n" + pki.text("client.key"))
         #expect(try ClientIdentity(pem: identity.pemCertificates + identity.pemPrivateKey) == identity)
         try Data(identity.pemCertificates.utf8).write(to: pki.url("exported.pem"))
         #expect(try pki.openssl(["x509", "-in", "exported.pem", "-noout", "-subject"]) == "subject=CN = credstore test client")
@@ -48,7 +46,7 @@ import Testing
     @Test func aKeyThatIsNotTheLeafsAndMissingPartsAreRefusedByName() throws {
         let pki = try TestPKI()
         #expect(throws: ClientIdentityError.keyDoesNotMatchCertificate) {
-            try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("server.key"))
+            try ClientIdentity(pem: try pki.text("client.pem") + "\n" + pki.text("server.key"))
         }
         #expect(throws: ClientIdentityError.noPrivateKey) { try ClientIdentity(pem: try pki.text("client.pem")) }
         #expect(throws: ClientIdentityError.noCertificate) { try ClientIdentity(pem: try pki.text("client.key")) }
@@ -57,7 +55,7 @@ import Testing
         }
         try pki.openssl(["pkcs8", "-topk8", "-in", "client.key", "-passout", "pass:secret", "-out", "client.enc.key"])
         #expect(throws: ClientIdentityError.unsupportedPrivateKey) {
-            try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.enc.key"))
+            try ClientIdentity(pem: try pki.text("client.pem") + "\n" + pki.text("client.enc.key"))
         }
     }
 
@@ -65,8 +63,7 @@ import Testing
         let pki = try TestPKI()
         try pki.openssl(["pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key", "-certfile", "ca.pem",
                          "-passout", "pass:correct horse", "-out", "client.p12"])
-        let fromPEM = try ClientIdentity(certificatesPEM: try pki.text("client.pem") + pki.text("ca.pem"),
-                                         privateKeyPEM: try pki.text("client.key"))
+        let fromPEM = try ClientIdentity(pem: try pki.text("client.pem") + pki.text("ca.pem") + "\n" + pki.text("client.key"))
 
         let fromBundle = try ClientIdentity(pkcs12: try pki.bytes("client.p12"), password: "correct horse")
         #expect(fromBundle == fromPEM)

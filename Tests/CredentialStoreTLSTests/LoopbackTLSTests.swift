@@ -20,7 +20,7 @@ import Testing
         let pki = try TestPKI()
         let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
         defer { server.stop() }
-        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
+        let identity = try ClientIdentity(pem: try pki.text("client.pem") + "\n" + pki.text("client.key"))
         let trust = ServerTrust(anchors: [try pki.der("ca.pem")])
 
         let withIdentity = try TLSConfiguration.clientConfiguration(identity: identity, trust: trust)
@@ -64,7 +64,7 @@ import Testing
         let pki = try TestPKI()
         let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
         defer { server.stop() }
-        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
+        let identity = try ClientIdentity(pem: try pki.text("client.pem") + "\n" + pki.text("client.key"))
         // Even the right pin: a client that builds its handler from the configuration alone
         // (async-http-client does) cannot check it, so it must not connect.
         let pinned = ServerTrust(pins: [try #require(PublicKeyPin(certificate: try pki.der("server.pem")))], anchors: [try pki.der("ca.pem")])
@@ -76,7 +76,7 @@ import Testing
         let pki = try TestPKI()
         let server = try TLSTestServer(pki: pki, certificate: "server.pem", key: "server.key")
         defer { server.stop() }
-        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
+        let identity = try ClientIdentity(pem: try pki.text("client.pem") + "\n" + pki.text("client.key"))
         let ca = try pki.der("ca.pem")
         let current = try #require(PublicKeyPin(certificate: try pki.der("server.pem")))
         let wrong = try #require(PublicKeyPin(digest: Array(repeating: 0x5A, count: 32)))
@@ -97,7 +97,7 @@ import Testing
 
     @Test func backupPinPassesAfterTheServersKeyIsRotatedToIt() async throws {
         let pki = try TestPKI()
-        let identity = try ClientIdentity(certificatesPEM: try pki.text("client.pem"), privateKeyPEM: try pki.text("client.key"))
+        let identity = try ClientIdentity(pem: try pki.text("client.pem") + "\n" + pki.text("client.key"))
         let ca = try pki.der("ca.pem")
         let current = try #require(PublicKeyPin(certificate: try pki.der("server.pem")))
         // The backup pin is computed from the key alone, as it is pinned before its certificate exists.

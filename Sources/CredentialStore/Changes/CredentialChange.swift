@@ -48,7 +48,7 @@ public struct CredentialChange: Hashable, Sendable {
     public var origin: Origin
 
     /// Creates a change.
-    public init(kind: Kind, space: ProtectionSpace, user: String, persistence: Persistence, origin: Origin) {
+    package init(kind: Kind, space: ProtectionSpace, user: String, persistence: Persistence, origin: Origin) {
         self.kind = kind
         self.space = space
         self.user = user

@@ -15,7 +15,7 @@ public struct DeviceRenewal: Hashable, Sendable {
     public var previousKey: DeviceKey
 
     /// Creates a description of a renewal.
-    public init(id: String, key: DeviceKey, previousID: String, previousKey: DeviceKey) {
+    package init(id: String, key: DeviceKey, previousID: String, previousKey: DeviceKey) {
         self.id = id
         self.key = key
         self.previousID = previousID

@@ -16,7 +16,7 @@ public struct DeviceRevocation: Hashable, Sendable, Codable {
     public var revoked: Date
 
     /// Creates a description of a revocation.
-    public init(key: DeviceKey, revokedBy: DeviceKey, revoked: Date) {
+    package init(key: DeviceKey, revokedBy: DeviceKey, revoked: Date) {
         self.key = key
         self.revokedBy = revokedBy
         self.revoked = revoked

@@ -10,7 +10,7 @@ public struct DroppedCredential: Hashable, Sendable, Codable {
     public var user: String
 
     /// Names a dropped credential.
-    public init(space: ProtectionSpace, user: String) {
+    package init(space: ProtectionSpace, user: String) {
         self.space = space
         self.user = user
     }

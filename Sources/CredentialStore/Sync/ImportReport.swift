@@ -27,7 +27,7 @@ public struct ImportReport: Hashable, Sendable, Codable {
     public var revocations: [DeviceRevocation] = []
 
     /// Creates a report.
-    public init(added: Int = 0, updated: Int = 0, removed: Int = 0, unchanged: Int = 0, conflicts: [SyncConflict] = []) {
+    package init(added: Int = 0, updated: Int = 0, removed: Int = 0, unchanged: Int = 0, conflicts: [SyncConflict] = []) {
         self.added = added
         self.updated = updated
         self.removed = removed

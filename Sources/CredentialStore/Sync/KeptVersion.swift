@@ -25,7 +25,7 @@ public struct KeptVersion: Hashable, Sendable, CustomStringConvertible {
     public var replacedBy: String
 
     /// Creates a kept version.
-    public init(space: ProtectionSpace, credential: Credential, written: Date, writtenBy: String, replaced: Date, replacedBy: String) {
+    package init(space: ProtectionSpace, credential: Credential, written: Date, writtenBy: String, replaced: Date, replacedBy: String) {
         self.space = space
         self.credential = credential
         self.written = written

@@ -14,7 +14,7 @@ public struct SyncConflict: Hashable, Sendable, Codable {
     public var kept: Bool
 
     /// Creates a conflict.
-    public init(space: ProtectionSpace, user: String, kept: Bool) {
+    package init(space: ProtectionSpace, user: String, kept: Bool) {
         self.space = space
         self.user = user
         self.kept = kept

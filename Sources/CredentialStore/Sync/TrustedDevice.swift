@@ -10,7 +10,7 @@ public struct TrustedDevice: Hashable, Sendable {
     public var lastMerged: Date?
 
     /// Creates a description of a trusted device.
-    public init(key: DeviceKey, trusted: Date? = nil, lastMerged: Date? = nil) {
+    package init(key: DeviceKey, trusted: Date? = nil, lastMerged: Date? = nil) {
         self.key = key
         self.trusted = trusted
         self.lastMerged = lastMerged
