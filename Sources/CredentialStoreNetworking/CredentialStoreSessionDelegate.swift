@@ -22,7 +22,7 @@ public import FoundationNetworking
 /// // Basic on every platform; Digest and a proxy's 407 where Foundation hands them to a delegate:
 /// let (data, response) = try await session.data(for: request)
 /// // Every 401 and 407 the store can answer, Digest and proxies included, on Linux too:
-/// let (same, answered) = try await credentials.data(for: request, in: session)
+/// let (same, answered) = try await session.data(for: request, credentialsFrom: storage)
 /// ```
 ///
 /// Each challenge is looked up with `CredentialStorage.credential(for:)`:
@@ -54,21 +54,17 @@ public import FoundationNetworking
 /// - corelibs has no way to send a Digest answer (its Digest handler is a `fatalError`), so this
 ///   delegate never answers Digest with `.useCredential` on Linux.
 ///
-/// The 401s and 407s a delegate cannot answer on Linux (Digest, a proxy's 407) are answered by the
-/// delegate's own ``data(for:in:)``, ``upload(for:from:in:)``, ``upload(for:fromFile:in:)``,
-/// ``download(for:in:)`` and ``bytes(for:in:)``: they run the request through
-/// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` and its
-/// siblings with this delegate's store and options, which read the challenge headers themselves
-/// and retry with an `Authorization` (or `Proxy-Authorization`) header computed by a
+/// The 401s and 407s a delegate cannot answer on Linux (Digest, a proxy's 407) are answered by
+/// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)` and its siblings
+/// (upload, download, bytes), called on the same session; they read nothing from the delegate, so
+/// the store, the proxy and `allowsBasicOverPlainHTTP` are passed to them again. They read the
+/// challenge headers themselves and retry with an `Authorization` (or `Proxy-Authorization`) header computed by a
 /// ``CredentialChallengeResponder``. A proxy's 407 on an https `CONNECT` cannot be answered at all
 /// (libcurl sends no request header to the proxy): it throws
 /// `CredentialStore.CredentialStorageError.Code.proxyTunnelRefused`.
 public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     /// The store the credentials come from.
     public let storage: CredentialStorage
-    /// The proxy the session goes through, for the bridge calls to answer a 407 of an http URL;
-    /// `nil` reads the environment as libcurl does.
-    public let proxy: ProxyEndpoint?
     /// Whether a Basic challenge over plain http (or from a plain http proxy) may be answered,
     /// which sends the password readable on the wire; off by default. A server or proxy on
     /// loopback (127.0.0.0/8, `::1`, `localhost`) gets Basic without it.
@@ -78,16 +74,13 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
     ///
     /// - Parameters:
     ///   - storage: The store the credentials come from.
-    ///   - proxy: The proxy the session goes through (see ``proxy``).
     ///   - allowsBasicOverPlainHTTP: Answer Basic challenges over plain http; see
     ///     ``allowsBasicOverPlainHTTP``.
     public init(
         storage: CredentialStorage,
-        proxy: ProxyEndpoint? = nil,
         allowsBasicOverPlainHTTP: Bool = false
     ) {
         self.storage = storage
-        self.proxy = proxy
         self.allowsBasicOverPlainHTTP = allowsBasicOverPlainHTTP
     }
 
@@ -134,42 +127,5 @@ public final class CredentialStoreSessionDelegate: NSObject, URLSessionTaskDeleg
             return (unanswered, nil)
         }
         return (.useCredential, URLCredential(user: user, password: password, persistence: .none))
-    }
-
-    /// Performs `request` in `session`, answering every 401 and 407 the store can answer (Digest
-    /// and a proxy's included, on Linux too), with this delegate's store and options: see
-    /// `URLSession.data(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
-    public func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
-        try await session.data(for: request, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
-    }
-
-    /// Uploads `bodyData` with `request` in `session`, answering challenges as ``data(for:in:)``
-    /// does: see `URLSession.upload(for:from:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
-    public func upload(for request: URLRequest, from bodyData: Data, in session: URLSession) async throws -> (Data, URLResponse) {
-        try await session.upload(for: request, from: bodyData, credentialsFrom: storage, proxy: proxy,
-                                 allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
-    }
-
-    /// Uploads the file at `fileURL` with `request` in `session`, answering challenges as
-    /// ``data(for:in:)`` does: see
-    /// `URLSession.upload(for:fromFile:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
-    public func upload(for request: URLRequest, fromFile fileURL: URL, in session: URLSession) async throws -> (Data, URLResponse) {
-        try await session.upload(for: request, fromFile: fileURL, credentialsFrom: storage, proxy: proxy,
-                                 allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
-    }
-
-    /// Downloads `request` in `session` to a temporary file the caller owns, answering
-    /// challenges as ``data(for:in:)`` does: see
-    /// `URLSession.download(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
-    public func download(for request: URLRequest, in session: URLSession) async throws -> (URL, URLResponse) {
-        try await session.download(for: request, credentialsFrom: storage, proxy: proxy,
-                                   allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
-    }
-
-    /// Performs `request` in `session` and streams the final body, answering challenges as
-    /// ``data(for:in:)`` does: see `URLSession.bytes(for:credentialsFrom:proxy:allowsBasicOverPlainHTTP:)`.
-    public func bytes(for request: URLRequest, in session: URLSession) async throws -> (AsyncThrowingStream<UInt8, any Error>, URLResponse) {
-        try await session.bytes(for: request, credentialsFrom: storage, proxy: proxy,
-                                allowsBasicOverPlainHTTP: allowsBasicOverPlainHTTP)
     }
 }

@@ -5,8 +5,8 @@ import Testing
 
 /// The program of `Harnesses/NewUser`, a package outside this one that
 /// depends on it by path, built by `.ci/new-user` (which sets `CREDSTORE_NEW_USER_EXECUTABLE`):
-/// credentials stored without a realm answer lighttpd's Basic and Digest 401s and tinyproxy's 407
-/// through the public delegate.
+/// credentials stored without a realm answer lighttpd's Basic 401 through the public delegate, and
+/// its Digest 401 and tinyproxy's 407 through the public bridge on the same session.
 /// The new user's program, as `.ci/new-user` built it.
 private let newUserExecutable = ProcessInfo.processInfo.environment["CREDSTORE_NEW_USER_EXECUTABLE"].map { URL(fileURLWithPath: $0) }
 

@@ -152,8 +152,9 @@ private let unanswered = URLSession.AuthChallengeDisposition.performDefaultHandl
     }
 }
 
-/// The delegate in a real URLSession against lighttpd, with credentials stored as a new user
-/// stores them: without a realm.
+/// The delegate in a real URLSession against lighttpd, and the bridge on the same session for
+/// what corelibs hands no delegate, with credentials stored as a new user stores them: without a
+/// realm.
 @Suite(.serialized, .enabled(if: LighttpdServer.isInstalled, "needs lighttpd (apt-get install lighttpd)"))
 struct SessionDelegateRealServerTests {
     private func scene(password: String = "right") throws -> (LighttpdServer, CredentialStoreSessionDelegate, URLSession, TemporaryStore) {
@@ -189,7 +190,7 @@ struct SessionDelegateRealServerTests {
         #expect(try await server.requestCount(for: "/basic/file.txt") == 2)
     }
 
-    @Test func digestIsAnsweredByTheDelegatesBridge() async throws {
+    @Test func digestIsAnsweredByTheBridgeOnTheDelegatesSession() async throws {
         let (server, delegate, session, _) = try scene()
         defer { server.stop(); session.finishTasksAndInvalidate() }
         let request = URLRequest(url: server.baseURL.appendingPathComponent("digest/file.txt"))
@@ -198,7 +199,7 @@ struct SessionDelegateRealServerTests {
         let (_, unanswered) = try await session.data(for: request)
         #expect((unanswered as? HTTPURLResponse)?.statusCode == 401)
         #endif
-        let (data, response) = try await delegate.data(for: request, in: session)
+        let (data, response) = try await session.data(for: request, credentialsFrom: delegate.storage, allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "the digest body\n")
     }
@@ -206,7 +207,8 @@ struct SessionDelegateRealServerTests {
     @Test func aDownloadIsAnsweredAndOnlyTheFinalBodyIsKept() async throws {
         let (server, delegate, session, _) = try scene()
         defer { server.stop(); session.finishTasksAndInvalidate() }
-        let (file, response) = try await delegate.download(for: URLRequest(url: server.baseURL.appendingPathComponent("digest/file.txt")), in: session)
+        let (file, response) = try await session.download(
+            for: URLRequest(url: server.baseURL.appendingPathComponent("digest/file.txt")), credentialsFrom: delegate.storage, allowsBasicOverPlainHTTP: true)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(try String(contentsOf: file, encoding: .utf8) == "the digest body\n")
@@ -234,7 +236,8 @@ struct StreamedBodyTests {
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
 
-        let (bytes, response) = try await delegate.bytes(for: URLRequest(url: server.baseURL.appendingPathComponent("\(area)/file.txt")), in: session)
+        let (bytes, response) = try await session.bytes(
+            for: URLRequest(url: server.baseURL.appendingPathComponent("\(area)/file.txt")), credentialsFrom: storage, allowsBasicOverPlainHTTP: true)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(try await collect(bytes) == "the \(area) body\n")
         #expect(try await server.requestCount(for: "/\(area)/file.txt") == 2)

@@ -5,9 +5,9 @@
 //
 // Standard input holds `user:password` for the origin, then (with a proxy) for the proxy: no
 // secret in argv. Without a proxy it fetches ORIGIN/basic/file.txt with URLSession itself (the
-// delegate answers Basic) and ORIGIN/digest/file.txt through the delegate's bridge (corelibs hands
-// a delegate no Digest challenge); with one, ORIGIN/basic/file.txt through the delegate's bridge,
-// which answers the proxy's 407 and then the origin's 401 (corelibs hands a delegate no 407). Each
+// delegate answers Basic) and ORIGIN/digest/file.txt through the bridge on the same session
+// (corelibs hands a delegate no Digest challenge); with one, ORIGIN/basic/file.txt through the
+// bridge, which answers the proxy's 407 and then the origin's 401 (corelibs hands a delegate no 407). Each
 // fetch prints `PATH STATUS BODY`.
 import CredentialStoreNetworking
 import Foundation
@@ -41,7 +41,7 @@ if arguments.count == 4, let colon = arguments[3].lastIndex(of: ":"), let port =
 }
 
 // Both servers are plain http on loopback, so Basic needs the opt-in.
-let credentials = CredentialStoreSessionDelegate(storage: storage, proxy: proxy, allowsBasicOverPlainHTTP: true)
+let credentials = CredentialStoreSessionDelegate(storage: storage, allowsBasicOverPlainHTTP: true)
 let session = URLSession(configuration: .ephemeral, delegate: credentials, delegateQueue: nil)
 
 func show(_ path: String, _ result: (Data, URLResponse)) {
@@ -53,8 +53,9 @@ func show(_ path: String, _ result: (Data, URLResponse)) {
 let basic = URLRequest(url: origin.appendingPathComponent("basic/file.txt"))
 if proxy == nil {
     show("/basic/file.txt", try await session.data(for: basic))
-    show("/digest/file.txt", try await credentials.data(for: URLRequest(url: origin.appendingPathComponent("digest/file.txt")), in: session))
+    show("/digest/file.txt", try await session.data(
+        for: URLRequest(url: origin.appendingPathComponent("digest/file.txt")), credentialsFrom: storage, allowsBasicOverPlainHTTP: true))
 } else {
-    show("/basic/file.txt", try await credentials.data(for: basic, in: session))
+    show("/basic/file.txt", try await session.data(for: basic, credentialsFrom: storage, proxy: proxy, allowsBasicOverPlainHTTP: true))
 }
 session.finishTasksAndInvalidate()
