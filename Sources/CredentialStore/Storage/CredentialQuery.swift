@@ -16,6 +16,9 @@ public struct CredentialQuery: Hashable, Sendable {
     /// `true` for expired credentials only, `false` for those not expired, `nil` for both.
     public var expired: Bool?
 
+    /// The query with no condition: every credential.
+    public static let all = CredentialQuery()
+
     /// A query of every tier; with no condition it selects every credential.
     public init(host: String? = nil, label: String? = nil, attributes: [String: String] = [:], expired: Bool? = nil) {
         self.host = host

@@ -20,7 +20,7 @@ extension CredentialStorage {
         return try withSessionEntries(stored) { _ in true }
     }
 
-    /// ``entries(matching:)`` of the scheme, host and port of `space` alone (any realm, any method, no
+    /// The entries of the scheme, host and port of `space` alone (any realm, any method, no
     /// proxy space of another origin), found through the origin index and checked against the
     /// seal tree as that origin's lookups are: what the git helper and `get --json` ask, without
     /// reading the whole store.

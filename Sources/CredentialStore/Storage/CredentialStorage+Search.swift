@@ -13,8 +13,8 @@ extension CredentialStorage {
     /// pattern, tier, expiry, which no index serves) reads every entry, checking every row against
     /// the seal. This instance's session credentials are searched in memory (docs/performance.md,
     /// "Search").
-    public func entries(matching query: CredentialQuery = CredentialQuery()) throws -> [CredentialEntry] {
-        guard query != CredentialQuery() else { return try allEntries() }
+    public func entries(matching query: CredentialQuery = .all) throws -> [CredentialEntry] {
+        guard query != .all else { return try allEntries() }
         let now = Date(timeIntervalSince1970: Double(clock.now()) / 1000)
         guard query.label != nil || !query.attributes.isEmpty else {
             return try allEntries().filter { query.matches($0, now: now) }

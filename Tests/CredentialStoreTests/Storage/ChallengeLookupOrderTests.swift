@@ -162,7 +162,7 @@ import CredentialStoreTestSupport
         #expect(try storage.defaultCredential(for: space)?.user == "bob")
     }
 
-    @Test func removeByUserRemovesWhateverThePassword() throws {
+    @Test func removeByUserNeedsTheOptionForASynchronizableCredential() throws {
         let store = try TemporaryStore()
         let storage = try store.open()
         let space = Fixture.space()
