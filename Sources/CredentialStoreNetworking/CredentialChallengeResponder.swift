@@ -137,7 +137,7 @@ public final class CredentialChallengeResponder: Sendable {
             } else {
                 guard lookedUp.count < Self.maximumSpacesPerResponse else { continue }
                 do {
-                    credential = try storage.defaultCredential(answering: space)
+                    credential = try storage.defaultCredential(answering: .challenge(space))?.credential
                 } catch let error as CredentialStorageError where Self.isChallengeContentError(error) {
                     // A realm the store cannot hold, or a match it will not guess: the server's
                     // doing, so the response stands rather than an error escaping.
@@ -254,7 +254,7 @@ public final class CredentialChallengeResponder: Sendable {
     /// would answer first from then on, so replacing or removing the credential where it was
     /// stored would no longer stop the old password being sent.
     public func succeeded(_ credential: Credential, for space: ProtectionSpace) throws {
-        if credential.persistence != .none, try storage.defaultCredential(answering: space) == credential { return }
+        if credential.persistence != .none, try storage.defaultCredential(answering: .challenge(space))?.credential == credential { return }
         try storage.set(credential, for: space)
     }
 

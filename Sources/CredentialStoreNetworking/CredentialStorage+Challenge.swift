@@ -27,7 +27,7 @@ extension CredentialStorage {
         let space = ProtectionSpace(challenge.protectionSpace)
         guard AuthenticationMethod.passwordMethods.contains(space.authenticationMethod), let realm = space.realm, !realm.isEmpty else { return nil }
         do {
-            return try defaultCredential(answering: space).map(URLCredential.init)
+            return try defaultCredential(answering: .challenge(space)).map { URLCredential($0.credential) }
         } catch let error as CredentialStorageError where CredentialChallengeResponder.isChallengeContentError(error) {
             return nil
         }

@@ -10,7 +10,7 @@ public struct CredentialEntry: Hashable, Sendable, Codable {
     public var user: String
     /// The tier.
     public var persistence: Persistence
-    /// Whether ``CredentialStorage/defaultCredential(for:)-(ProtectionSpace)`` of its space returns
+    /// Whether ``CredentialStorage/defaultCredential(for:)`` of its space returns
     /// this credential: it is the space's default (the one chosen as default, else the space's
     /// only credential) and has not expired. An expired default is no default; ``isExpired(at:)``
     /// says since when.

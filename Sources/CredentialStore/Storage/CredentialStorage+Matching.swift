@@ -1,52 +1,57 @@
-package import CredentialStoreCore
+import CredentialStoreCore
 import CredentialStoreCrypto
 import CredentialStorePersistence
 import CredentialStoreChallenges
-public import Foundation
+import Foundation
 
 extension CredentialStorage {
-    /// The credential to answer a challenge for `space` with: the server's 401 or the proxy's 407
-    /// that named this realm and method.
+    /// The credential that answers `request`, with the space it is the default of.
     ///
-    /// One order, the first space with a default answering:
-    /// 1. `space` itself;
-    /// 2. the same realm under a compatible method (``defaultCredential(for:)-(ProtectionSpace)``:
-    ///    for Basic the credential stored without a method, for Digest that one and then Basic's);
+    /// For ``CredentialRequest/challenge(_:)``, one order, the first space with a default
+    /// answering:
+    /// 1. the challenge's space itself;
+    /// 2. the same realm under a compatible method (``defaultCredential(for:)``: for Basic the
+    ///    credential stored without a method, for Digest that one and then Basic's);
     /// 3. the same origin's credential stored without a realm, under a compatible method — how
     ///    `credstore add https://host --user bob` and `ProtectionSpace(url:)` store it.
     ///
     /// Never anything else: not another realm, scheme, host or port, never a proxy's credential
     /// for a server or a server's for a proxy (they are different origins), and never a
-    /// credential stored for Digest when `space` asks for Basic, which would send its password in
-    /// the clear. A challenge that names no realm (`nil` or `""`) names no protection space and is
-    /// answered with nothing, whatever the origin holds.
+    /// credential stored for Digest when the space asks for Basic, which would send its password
+    /// in the clear. A challenge that names no realm (`nil` or `""`) names no protection space and
+    /// is answered with nothing, whatever the origin holds.
     ///
-    /// - Throws: `invalidProtectionSpace` for a space no store may hold, or the store's integrity
-    ///   and I/O errors.
-    public func defaultCredential(answering space: ProtectionSpace) throws -> Credential? {
-        try space.validate()
-        guard let realm = space.realm, !realm.isEmpty else { return nil }
-        if let credential = try defaultCredential(for: space) { return credential }
-        return try defaultCredential(for: space.replacing(realm: nil, authenticationMethod: space.authenticationMethod))
+    /// For ``CredentialRequest/request(_:realm:)`` with a realm, the answer is the challenge's for
+    /// the URL's scheme, host and port, that realm and no particular method (any password method).
+    /// Without a realm, the space without a realm comes first; with nothing stored there, the one
+    /// realm on the same scheme, host and port whose default may be sent as Basic (stored for any
+    /// method or for Basic, never for Digest, NTLM or a form) answers. Several such realms are
+    /// ambiguous: the call throws ``/CredentialStoreCore/CredentialStorageError/Code/ambiguousMatch``
+    /// naming their realms rather than guess.
+    ///
+    /// - Throws: `invalidProtectionSpace` for a space no store may hold or a URL without a host,
+    ///   `ambiguousMatch`, or the store's integrity and I/O errors.
+    public func defaultCredential(answering request: CredentialRequest) throws -> CredentialMatch? {
+        switch request {
+        case .challenge(let space):
+            return try match(answering: space)
+        case .request(let url, let realm):
+            return try match(requestTo: url, realm: realm)
+        }
     }
 
-    /// The credential to answer a request to `url` with.
-    ///
-    /// With a realm, this is ``defaultCredential(answering:)`` for the URL's scheme, host and port,
-    /// `realm` and no particular method (any password method): the realm's default, else the
-    /// origin's credential stored without a realm. Without a realm, the space without a realm comes
-    /// first; with nothing stored there, the one realm on the same scheme, host and port whose
-    /// default may be sent as Basic (stored for any method or for Basic, never for Digest, NTLM or a
-    /// form) answers. Several such realms are ambiguous: the call throws
-    /// ``/CredentialStoreCore/CredentialStorageError/Code/ambiguousMatch`` naming their realms
-    /// rather than guess.
-    ///
-    /// - Throws: `invalidProtectionSpace` for a URL without a host, `ambiguousMatch`, or the
-    ///   store's integrity and I/O errors.
-    public func defaultCredential(for url: URL, realm: String? = nil) throws -> Credential? {
+    private func match(answering space: ProtectionSpace) throws -> CredentialMatch? {
+        try space.validate()
+        guard let realm = space.realm, !realm.isEmpty else { return nil }
+        let found = try defaultCredentialAndSpace(for: space)
+            ?? defaultCredentialAndSpace(for: space.replacing(realm: nil, authenticationMethod: space.authenticationMethod))
+        return found.map { CredentialMatch(space: $0.space, credential: $0.credential) }
+    }
+
+    private func match(requestTo url: URL, realm: String?) throws -> CredentialMatch? {
         let exact = try ProtectionSpace(url: url, realm: realm)
-        if let realm, !realm.isEmpty { return try defaultCredential(answering: exact) }
-        if let credential = try defaultCredential(for: exact) { return credential }
+        if let realm, !realm.isEmpty { return try match(answering: exact) }
+        if let found = try defaultCredentialAndSpace(for: exact) { return CredentialMatch(space: found.space, credential: found.credential) }
         guard realm == nil else { return nil }
 
         // A lookup without a method asks for any password method: never a credential stored for
@@ -62,7 +67,7 @@ extension CredentialStorage {
         case 0:
             return nil
         case 1:
-            return matches[0].credential
+            return CredentialMatch(space: matches[0].space, credential: matches[0].credential)
         default:
             let realms = matches.map { $0.space.realm.map { String(reflecting: $0) } ?? "no realm" }.sorted()
             throw CredentialStorageError(.ambiguousMatch,

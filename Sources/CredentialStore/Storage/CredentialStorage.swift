@@ -44,9 +44,10 @@ import Glibc
 /// - ``credentials(for:)``
 /// - ``allCredentials()``
 /// ### Defaults
-/// - ``defaultCredential(for:)-(ProtectionSpace)``
+/// - ``defaultCredential(for:)``
 /// - ``defaultCredential(answering:)``
-/// - ``defaultCredential(for:realm:)``
+/// - ``CredentialRequest``
+/// - ``CredentialMatch``
 /// - ``setDefault(user:for:)``
 /// - ``setDefaultCredential(_:for:options:)``
 /// ### Observing
@@ -334,7 +335,7 @@ public final class CredentialStorage: Sendable {
         try defaultCredentialAndSpace(for: space)?.credential
     }
 
-    /// ``defaultCredential(for:)-(ProtectionSpace)`` with the space it is the default of, which
+    /// ``defaultCredential(for:)`` with the space it is the default of, which
     /// may be a compatible one: what a caller that later removes, replaces or describes the
     /// credential must name, never `space` itself.
     ///

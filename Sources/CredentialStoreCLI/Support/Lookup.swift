@@ -51,8 +51,9 @@ package struct Lookup: Equatable {
         } else if let found = try storage.defaultCredentialAndSpace(for: exact) {
             // Perhaps the default of the realm under a compatible method: --json names that space.
             match = found
-        } else if !space.isExact, space.realm == nil, let credential = try Self.bestMatch(for: url, in: storage) {
-            match = (json ? try Self.originSpace(of: credential, near: exact, in: storage) : exact, credential)
+        } else if !space.isExact, space.realm == nil, let found = try Self.bestMatch(for: url, in: storage) {
+            // The one realm on the origin that answers: --json names its space.
+            match = (found.space, found.credential)
         } else if let found = try Self.expiredAnswer(to: space, exact: exact, in: storage) {
             (match, hasExpired) = (found, true)
         } else {
@@ -92,7 +93,8 @@ package struct Lookup: Equatable {
     private static func expiredAnswer(to request: SpaceRequest, exact: ProtectionSpace, in storage: CredentialStorage) throws -> (space: ProtectionSpace, credential: Credential)? {
         if let found = try storage.defaultCredentialAndSpace(for: exact, includingExpired: true) { return found }
         guard !request.isExact, request.realm == nil else { return nil }
-        // The spaces `defaultCredential(for: url)` chooses among, as `originSpace` reads them.
+        // The spaces `defaultCredential(answering: .request(url))` chooses among: those
+        // on the origin whose credentials may go out as Basic.
         let sendable = AuthenticationMethod.sentAsBasic
         let expired = try storage.entries(onOriginOf: exact).filter {
             $0.isDefaultEvenIfExpired && !$0.isDefault && $0.space != exact && $0.space.proxyType == nil
@@ -124,27 +126,11 @@ package struct Lookup: Equatable {
     }
 
     /// The library's best match, with its ambiguity message pointing at the flag that resolves it.
-    private static func bestMatch(for url: URL, in storage: CredentialStorage) throws -> Credential? {
+    private static func bestMatch(for url: URL, in storage: CredentialStorage) throws -> CredentialMatch? {
         do {
-            return try storage.defaultCredential(for: url)
+            return try storage.defaultCredential(answering: .request(url))
         } catch let error as CredentialStorageError where error.code == .ambiguousMatch {
             throw CommandFailure(.dataError, "\(error.message) with --realm")
         }
-    }
-
-    /// The space on the origin of `exact` whose default is `credential`.
-    ///
-    /// `defaultCredential(for: url)` does not say which realm answered; only `--json` needs it, so
-    /// only `--json` pays for this read of the origin's entries (through the origin index).
-    private static func originSpace(of credential: Credential, near exact: ProtectionSpace, in storage: CredentialStorage) throws -> ProtectionSpace {
-        // The spaces `defaultCredential(for: url)` chooses among: those whose credentials may go
-        // out as Basic, the method a lookup without one asks first.
-        let sendable = AuthenticationMethod.sentAsBasic
-        let candidates = try storage.entries(onOriginOf: exact).filter {
-            $0.isDefault && $0.user == credential.user && $0.space != exact && $0.space.proxyType == nil
-                && $0.space.host == exact.host && $0.space.port == exact.port && $0.space.protocol == exact.protocol
-                && sendable.contains($0.space.authenticationMethod)
-        }
-        return candidates.min { sendable.firstIndex(of: $0.space.authenticationMethod)! < sendable.firstIndex(of: $1.space.authenticationMethod)! }?.space ?? exact
     }
 }

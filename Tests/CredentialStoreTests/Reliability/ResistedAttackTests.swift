@@ -139,8 +139,8 @@ import CredentialStoreTestSupport
         let storage = try store.open()
         try storage.set(Fixture.credential("alice", "pw"),
                         for: try ProtectionSpace(url: URL(string: "https://api.example.com/")!))
-        #expect(try storage.defaultCredential(for: URL(string: url)!) == nil)
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/v1")!)?.password == "pw")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: url)!))?.credential == nil)
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/v1")!))?.credential.password == "pw")
     }
 
     /// A homograph of a stored host, in Unicode or in its punycode form, is another host.
@@ -157,10 +157,10 @@ import CredentialStoreTestSupport
         if let lookalike {
             // Read as another host and found empty, or refused as no valid name: nothing either way.
             do {
-                #expect(try storage.defaultCredential(for: lookalike) == nil)
+                #expect(try storage.defaultCredential(answering: .request(lookalike))?.credential == nil)
             } catch CredentialStorageError.Code.invalidInput {}
         }
-        #expect(try storage.defaultCredential(for: URL(string: "https://APPLE.com./")!)?.password == "pw")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://APPLE.com./")!))?.credential.password == "pw")
     }
 
     // MARK: Files

@@ -26,9 +26,31 @@ import CredentialStoreTestSupport
         // What `credstore add https://api.example.com --user bob` stores.
         try storage.set(Fixture.credential("bob", "pw-bob"), for: ProtectionSpace(url: URL(string: "https://api.example.com")!))
 
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Staff", .httpBasic))?.user == "bob")
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Staff", .httpDigest))?.user == "bob")
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/x")!, realm: "Staff")?.user == "bob")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpBasic)))?.credential.user == "bob")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpDigest)))?.credential.user == "bob")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/x")!, realm: "Staff"))?.credential.user == "bob")
+    }
+
+    @Test func theMatchNamesTheSpaceThatAnsweredSoThatARemovalReachesIt() throws {
+        let origin = try ProtectionSpace(url: URL(string: "https://api.example.com")!)
+        try storage.set(Fixture.credential("bob", "pw-bob"), for: origin)
+        let staffAnyMethod = Fixture.space(realm: "Staff")
+        try storage.set(Fixture.credential("staff", "pw-staff"), for: staffAnyMethod)
+
+        // A Digest challenge for Staff is answered by the credential stored for any method.
+        let digest = try #require(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpDigest))))
+        #expect(digest.space == staffAnyMethod && digest.credential.user == "staff")
+        // Another realm's challenge falls back to the origin's credential, which has no realm.
+        let admins = try #require(try storage.defaultCredential(answering: .challenge(challenge(realm: "Admins", .httpBasic))))
+        #expect(admins.space == origin && admins.credential.user == "bob")
+        // A request without a realm takes the origin's own first.
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/x")!))?.space == origin)
+
+        // The named space is where the credential lives: removing it there stops the answer.
+        #expect(try storage.remove(user: admins.credential.user, for: admins.space))
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Admins", .httpBasic))) == nil)
+        // Now the one realm on the origin answers a request without a realm, and says which.
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/x")!))?.space == staffAnyMethod)
     }
 
     @Test func theRealmsOwnCredentialComesBeforeTheOriginsRealmlessOne() throws {
@@ -36,11 +58,11 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("staff"), for: Fixture.space(realm: "Staff"))
         try storage.set(Fixture.credential("basic-only"), for: Fixture.space(realm: "Admins", method: .httpBasic))
 
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Staff", .httpBasic))?.user == "staff")
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Staff", .httpDigest))?.user == "staff")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpBasic)))?.credential.user == "staff")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpDigest)))?.credential.user == "staff")
         // Basic's credential answers Digest in its realm before the realm-less one.
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Admins", .httpDigest))?.user == "basic-only")
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Other", .httpBasic))?.user == "origin-wide")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Admins", .httpDigest)))?.credential.user == "basic-only")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Other", .httpBasic)))?.credential.user == "origin-wide")
     }
 
     @Test func theExactMethodComesBeforeAnyMethod() throws {
@@ -48,8 +70,8 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("digest"), for: Fixture.space(realm: "Staff", method: .httpDigest))
         try storage.set(Fixture.credential("basic"), for: Fixture.space(realm: "Staff", method: .httpBasic))
 
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Staff", .httpDigest))?.user == "digest")
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Staff", .httpBasic))?.user == "basic")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpDigest)))?.credential.user == "digest")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpBasic)))?.credential.user == "basic")
         #expect(try storage.defaultCredential(for: Fixture.space(realm: "Staff"))?.user == "any")
     }
 
@@ -70,12 +92,12 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("digest"), for: Fixture.space(realm: "Staff", method: .httpDigest))
         try storage.set(Fixture.credential("digest-anywhere"), for: Fixture.space(method: .httpDigest))
 
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Staff", .httpBasic)) == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpBasic)))?.credential == nil)
         #expect(try storage.defaultCredential(for: Fixture.space(realm: "Staff")) == nil)
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com")!, realm: "Staff") == nil)
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com")!, realm: "Staff"))?.credential == nil)
         // Digest is answered, from its realm and then from the origin.
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Staff", .httpDigest))?.user == "digest")
-        #expect(try storage.defaultCredential(answering: challenge(realm: "Other", .httpDigest))?.user == "digest-anywhere")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Staff", .httpDigest)))?.credential.user == "digest")
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "Other", .httpDigest)))?.credential.user == "digest-anywhere")
     }
 
     @Test func aLookupWithoutAMethodNeverReturnsACredentialStoredForDigest() throws {
@@ -83,25 +105,25 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("form"), for: Fixture.space(realm: "Login", method: .htmlForm))
 
         // Once the only space on the origin with a default, it was returned to callers that send Basic.
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/")!) == nil)
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/")!))?.credential == nil)
         try storage.set(Fixture.credential("basic"), for: Fixture.space(realm: "Admins", method: .httpBasic))
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/")!)?.user == "basic")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/")!))?.credential.user == "basic")
     }
 
     @Test func aChallengeWithoutARealmAnswersNothing() throws {
         try storage.set(Fixture.credential("bob"), for: Fixture.space())
         try storage.set(Fixture.credential("staff"), for: Fixture.space(realm: "Staff"))
 
-        #expect(try storage.defaultCredential(answering: challenge(realm: nil, .httpBasic)) == nil)
-        #expect(try storage.defaultCredential(answering: challenge(realm: "", .httpBasic)) == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: nil, .httpBasic)))?.credential == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "", .httpBasic)))?.credential == nil)
     }
 
     @Test func neverAcrossSchemeHostOrPort() throws {
         try storage.set(Fixture.credential("bob"), for: Fixture.space())
 
-        #expect(try storage.defaultCredential(answering: challenge(realm: "R", .httpBasic, port: 80, scheme: "http")) == nil)
-        #expect(try storage.defaultCredential(answering: challenge(realm: "R", .httpBasic, port: 8443)) == nil)
-        #expect(try storage.defaultCredential(answering: challenge(realm: "R", .httpBasic, host: "www.example.com")) == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "R", .httpBasic, port: 80, scheme: "http")))?.credential == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "R", .httpBasic, port: 8443)))?.credential == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(challenge(realm: "R", .httpBasic, host: "www.example.com")))?.credential == nil)
     }
 
     @Test func aProxysCredentialWithoutARealmAnswersItsOwn407AndNothingElse() throws {
@@ -111,13 +133,13 @@ import CredentialStoreTestSupport
 
         let proxyChallenge = ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.example.com", port: 3128, type: .http),
                                              realm: "tinyproxy", authenticationMethod: .httpBasic)
-        #expect(try storage.defaultCredential(answering: proxyChallenge)?.user == "proxy-user")
+        #expect(try storage.defaultCredential(answering: .challenge(proxyChallenge))?.credential.user == "proxy-user")
         let serverChallenge = challenge(realm: "tinyproxy", .httpBasic, host: "proxy.example.com", port: 3128, scheme: "http")
-        #expect(try storage.defaultCredential(answering: serverChallenge)?.user == "server-user")
+        #expect(try storage.defaultCredential(answering: .challenge(serverChallenge))?.credential.user == "server-user")
         // Another proxy type on the same host and port is another origin.
         let httpsProxy = ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.example.com", port: 3128, type: .https),
                                          realm: "tinyproxy", authenticationMethod: .httpBasic)
-        #expect(try storage.defaultCredential(answering: httpsProxy) == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(httpsProxy))?.credential == nil)
     }
 
     /// Another instance's rekey leaves this one's keys stale, so its stored rows read as missing
@@ -129,10 +151,10 @@ import CredentialStoreTestSupport
         let other = try store.open()
         try other.set(Credential(user: "session-basic", password: "s", persistence: .forSession),
                       for: Fixture.space(realm: "Staff", method: .httpBasic))
-        #expect(try other.defaultCredential(answering: digest)?.user == "stored-digest")
+        #expect(try other.defaultCredential(answering: .challenge(digest))?.credential.user == "stored-digest")
 
         try storage.rekey()
-        #expect(try other.defaultCredential(answering: digest)?.user == "stored-digest")
+        #expect(try other.defaultCredential(answering: .challenge(digest))?.credential.user == "stored-digest")
         #expect(try other.defaultCredential(for: digest)?.user == "stored-digest")
     }
 
@@ -141,7 +163,7 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("basic"), for: Fixture.space(realm: "Staff", method: .httpBasic))
 
         // One realm with two password spaces is not ambiguous: the lookup without a method wins.
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/")!)?.user == "any")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/")!))?.credential.user == "any")
     }
 }
 

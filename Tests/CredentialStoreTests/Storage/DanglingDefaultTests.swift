@@ -35,8 +35,8 @@ import CredentialStoreTestSupport
     func expectEveryLookupRefuses(_ storage: CredentialStorage) {
         let url = URL(string: "https://api.example.com/")!
         expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
-        expectError(.tamperDetected) { try storage.defaultCredential(for: url, realm: "Staff") }
-        expectError(.tamperDetected) { try storage.defaultCredential(for: url) }
+        expectError(.tamperDetected) { try storage.defaultCredential(answering: .request(url, realm: "Staff"))?.credential }
+        expectError(.tamperDetected) { try storage.defaultCredential(answering: .request(url))?.credential }
         expectError(.tamperDetected) { try storage.credentials(for: space) }
         expectError(.tamperDetected) { try storage.entries() }
     }
@@ -57,8 +57,8 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("origin-wide", "pw-origin"), for: Fixture.space())
         try deleteTheDefaultsRow(using: storage)
         for method in [AuthenticationMethod.httpBasic, .httpDigest] {
-            expectError(.tamperDetected) { try storage.defaultCredential(answering: Fixture.space(realm: "Staff", method: method)) }
-            expectError(.tamperDetected) { try store.open(integrityCheck: .onOpen).defaultCredential(answering: Fixture.space(realm: "Staff", method: method)) }
+            expectError(.tamperDetected) { try storage.defaultCredential(answering: .challenge(Fixture.space(realm: "Staff", method: method)))?.credential }
+            expectError(.tamperDetected) { try store.open(integrityCheck: .onOpen).defaultCredential(answering: .challenge(Fixture.space(realm: "Staff", method: method)))?.credential }
         }
     }
 

@@ -96,17 +96,17 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("exact", "e"), for: space)
         try storage.set(Fixture.credential("realm", "r"), for: Fixture.space(realm: "R"))
         let url = URL(string: "https://api.example.com/v1/items")!
-        #expect(try storage.defaultCredential(for: url)?.user == "exact")
-        #expect(try storage.defaultCredential(for: url, realm: "R")?.user == "realm")
+        #expect(try storage.defaultCredential(answering: .request(url))?.credential.user == "exact")
+        #expect(try storage.defaultCredential(answering: .request(url, realm: "R"))?.credential.user == "realm")
     }
 
     @Test func bestMatchWithoutARealmFindsTheSingleSpaceWithADefault() throws {
         let storage = try store.open()
         try storage.set(Fixture.credential("alice", "a"), for: Fixture.space(realm: "Staff"))
         try storage.set(Fixture.credential("other", "o"), for: Fixture.space("other.example.com", realm: "Staff"))
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/")!)?.user == "alice")
-        #expect(try storage.defaultCredential(for: URL(string: "http://api.example.com/")!) == nil, "another protocol")
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com:8443/")!) == nil, "another port")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/")!))?.credential.user == "alice")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "http://api.example.com/")!))?.credential == nil, "another protocol")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com:8443/")!))?.credential == nil, "another port")
     }
 
     @Test func bestMatchRefusesToGuessBetweenRealms() throws {
@@ -114,16 +114,16 @@ import CredentialStoreTestSupport
         try storage.set(Fixture.credential("alice", "a"), for: Fixture.space(realm: "Staff"))
         try storage.set(Fixture.credential("bob", "b"), for: Fixture.space(realm: "Admins"))
         let error = #expect(throws: CredentialStorageError.self) {
-            try storage.defaultCredential(for: URL(string: "https://api.example.com/")!)
+            try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/")!))?.credential
         }
         #expect(error?.code == .ambiguousMatch)
         #expect(error?.message.contains("Staff") == true && error?.message.contains("Admins") == true)
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/")!, realm: "Admins")?.user == "bob")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/")!, realm: "Admins"))?.credential.user == "bob")
     }
 
     @Test func bestMatchSeesSessionCredentials() throws {
         let storage = try store.open()
         try storage.set(Fixture.credential("alice", "a", .forSession), for: Fixture.space(realm: "Staff"))
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com/x")!)?.user == "alice")
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com/x")!))?.credential.user == "alice")
     }
 }

@@ -25,14 +25,14 @@ import CredentialStoreTestSupport
         let (_, storage, clock) = try storeWithExpiringAlice()
         let answering = Self.space.replacing(realm: "r", authenticationMethod: .default)
         #expect(try storage.defaultCredential(for: Self.space)?.user == "alice")
-        #expect(try storage.defaultCredential(answering: answering)?.user == "alice")
-        #expect(try storage.defaultCredential(for: Self.url)?.user == "alice")
+        #expect(try storage.defaultCredential(answering: .challenge(answering))?.credential.user == "alice")
+        #expect(try storage.defaultCredential(answering: .request(Self.url))?.credential.user == "alice")
         #expect(try storage.defaultCredentialAndSpace(for: Self.space)?.credential.user == "alice")
 
         clock.advance(by: TestClock.day)
         #expect(try storage.defaultCredential(for: Self.space) == nil)
-        #expect(try storage.defaultCredential(answering: answering) == nil)
-        #expect(try storage.defaultCredential(for: Self.url) == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(answering))?.credential == nil)
+        #expect(try storage.defaultCredential(answering: .request(Self.url))?.credential == nil)
         #expect(try storage.defaultCredentialAndSpace(for: Self.space) == nil)
         // Git's helper answers an expired login with its refresh token: it still sees it.
         #expect(try storage.defaultCredentialAndSpace(for: Self.space, includingExpired: true)?.credential.user == "alice")

@@ -52,9 +52,9 @@ import CredentialStoreTestSupport
         let storage = try open(try TemporaryStore())
         try storage.setIdentity(Self.identity, for: TLSEndpoint(host: "api.example.com"))
         try storage.setServerTrust(ServerTrust(pins: [PublicKeyPin(digest: Array(repeating: 7, count: 32))!]), for: TLSEndpoint(host: "api.example.com"))
-        #expect(try storage.defaultCredential(for: URL(string: "https://api.example.com")!) == nil)
+        #expect(try storage.defaultCredential(answering: .request(URL(string: "https://api.example.com")!))?.credential == nil)
         #expect(try storage.defaultCredential(for: ProtectionSpace(host: "api.example.com", port: 443, protocol: "https", realm: nil)) == nil)
-        #expect(try storage.defaultCredential(answering: ProtectionSpace(host: "api.example.com", port: 443, protocol: "https", realm: "r")) == nil)
+        #expect(try storage.defaultCredential(answering: .challenge(ProtectionSpace(host: "api.example.com", port: 443, protocol: "https", realm: "r")))?.credential == nil)
     }
 
     @Test func anItemForTheTierThatKeepsNothingIsNotStored() throws {
