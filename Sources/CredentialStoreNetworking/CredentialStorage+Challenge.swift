@@ -1,8 +1,8 @@
-public import CredentialStore
+package import CredentialStore
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+package import FoundationNetworking
 #else
-public import Foundation
+package import Foundation
 #endif
 
 extension CredentialStorage {
@@ -23,7 +23,7 @@ extension CredentialStorage {
     ///
     /// - Throws: The store's integrity and I/O errors only: a realm the store cannot hold is the
     ///   server's doing and gives `nil`.
-    public func credential(for challenge: URLAuthenticationChallenge) throws -> URLCredential? {
+    package func credential(for challenge: URLAuthenticationChallenge) throws -> URLCredential? {
         let space = ProtectionSpace(challenge.protectionSpace)
         guard AuthenticationMethod.passwordMethods.contains(space.authenticationMethod), let realm = space.realm, !realm.isEmpty else { return nil }
         do {

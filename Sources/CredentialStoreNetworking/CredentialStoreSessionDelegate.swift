@@ -25,7 +25,7 @@ public import FoundationNetworking
 /// let (same, answered) = try await session.data(for: request, credentialsFrom: storage)
 /// ```
 ///
-/// Each challenge is looked up with `CredentialStorage.credential(for:)`:
+/// Each challenge is looked up with `CredentialStorage.defaultCredential(answering: .challenge(_:))`:
 /// a credential stored without a realm (`ProtectionSpace(url:)`, `credstore add URL --user`)
 /// answers its origin's challenges, a credential stored for Digest is never sent as Basic, and a
 /// proxy's credential never reaches a server. A stored credential is handed over once per
