@@ -34,8 +34,9 @@ extension GitCredentialRequest {
     /// it), with the space it is stored in.
     ///
     /// The exact space first (and, for a challenge's realm, the realm-less space); without path
-    /// or challenge, the one space on the origin with a default (or with `username`).
-    func resolve(in storage: CredentialStorage, space: ProtectionSpace, console: Console)
+    /// or challenge, the one space on the origin with a default (or with `username`). Several
+    /// realms answer nothing, and are reported on `console` when there is one.
+    func resolve(in storage: CredentialStorage, space: ProtectionSpace, console: Console?)
         throws -> (space: ProtectionSpace, credential: Credential)? {
         var candidates = [space]
         if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
@@ -56,7 +57,10 @@ extension GitCredentialRequest {
         }.map(\.space)
         guard Set(spaces.map(\.realm)).count <= 1 else {
             // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
-            console.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms; set credential.useHttpPath or remove the extra ones (see `credstore list`)\n")
+            // git names no realm here, so the remedy is a credential without one, which answers first.
+            let realms = Set(spaces.map(\.realm)).map { $0.map { Describe.cell(String(reflecting: $0)) } ?? "no realm" }.sorted()
+            console?.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms (\(realms.joined(separator: ", "))); "
+                + "store the one git should use without a realm (credstore add \(Describe.space(space)) --user NAME)\n")
             return nil
         }
         // One realm, perhaps under both password methods: the one a lookup without a method asks first.
@@ -95,20 +99,15 @@ extension GitCredentialRequest {
     func store(in storage: CredentialStorage, space: ProtectionSpace) throws {
         // git sends store only after a success, with both fields; anything less is not a credential.
         guard let username, let password else { return }
-        // git approves what a get gave it: when that is still the answer (the default of a
-        // compatible method's space, or the origin's without a realm), it stays where it is
-        // stored. A copy here would answer first from then on, so removing or replacing the
+        // git approves what a get gave it: when that is still the answer (a compatible method's
+        // space, the origin's without a realm, or the one realm on the origin), it stays where it
+        // is stored. A copy here would answer first from then on, so removing or replacing the
         // credential where the user keeps it would no longer stop git from sending it.
-        var candidates = [space]
-        if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
         var target = space
         var existing = try storage.credentials(for: space)[username]
-        for candidate in candidates {
-            guard let found = try storage.defaultCredentialAndSpace(for: candidate, includingExpired: true) else { continue }
-            if found.space != space, found.credential.user == username, found.credential.password == password {
-                (target, existing) = (found.space, found.credential)
-            }
-            break
+        if let found = try resolve(in: storage, space: space, console: nil), found.space != space,
+           found.credential.user == username, found.credential.password == password {
+            (target, existing) = (found.space, found.credential)
         }
         // A credential already shared with other machines stays shared; its label, comment and
         // attributes stay as the user set them.

@@ -119,6 +119,23 @@ struct GitCredentialCommandTests {
         #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout.contains("password_expiry_utc=4102444800\n"))
         #expect(try sandbox.run(["remove", url, "--user", "carol", "--method", "basic"] + sandbox.storeArguments).status == 0)
         #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "")
+
+        // The one realm on the origin answers a request without a realm; its approval stays
+        // there, so the password the user rotates there is the one git gets next.
+        try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=dave\npassword=staff-pw\n")
+        _ = try helper(sandbox, "store", origin + ["username=dave", "password=staff-pw"], sandbox.storeArguments)
+        try sandbox.add(url, user: "dave", password: "rotated", ["--realm", "Staff"])
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=dave\npassword=rotated\n")
+
+        // A second realm: nothing is guessed, and the note names both and a remedy that works.
+        try sandbox.add(url, user: "erin", password: "admin-pw", ["--realm", "Admins"])
+        let ambiguous = try helper(sandbox, "get", origin, sandbox.storeArguments)
+        #expect(ambiguous.stdout == "")
+        #expect(ambiguous.stderr.contains(#"several realms ("Admins", "Staff")"#), "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("credstore add https://git.example.com:443 --user NAME"), "\(ambiguous.stderr)")
+        try sandbox.add(url, user: "frank", password: "origin-pw")
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=frank\npassword=origin-pw\n")
     }
 
     @Test func theUsernamePicksTheCredentialAndThePortIsKept() throws {
