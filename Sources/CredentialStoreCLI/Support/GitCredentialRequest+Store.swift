@@ -36,37 +36,65 @@ extension GitCredentialRequest {
     /// The exact space first (and, for a challenge's realm, the realm-less space); without path
     /// or challenge, the one space on the origin with a default (or with `username`). Several
     /// realms answer nothing, and are reported on `console` when there is one.
+    ///
+    /// Live credentials first, in that whole order: an expired one in the exact or the realm-less
+    /// space must not hide a live one of the origin's one realm, and an expired realm is not one of
+    /// "several realms". Only when nothing live answers, the expired one (git gets its refresh
+    /// token, or learns on stderr why it gets nothing).
     func resolve(in storage: CredentialStorage, space: ProtectionSpace, console: Console?)
         throws -> (space: ProtectionSpace, credential: Credential)? {
+        for includingExpired in [false, true] {
+            switch try resolve(in: storage, space: space, includingExpired: includingExpired) {
+            case .found(let space, let credential):
+                return (space, credential)
+            case .severalRealms(let realms):
+                // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
+                // git names no realm here, so the remedy is a credential without one, which answers first.
+                let names = realms.map { $0.map { Describe.cell(String(reflecting: $0)) } ?? "no realm" }.sorted()
+                console?.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms (\(names.joined(separator: ", "))); "
+                    + "store the one git should use without a realm (credstore add \(Describe.space(space)) --user NAME)\n")
+                return nil
+            case .nothing:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// What one pass of ``resolve(in:space:console:)`` found.
+    private enum Resolution {
+        case found(ProtectionSpace, Credential)
+        case severalRealms(Set<String?>)
+        case nothing
+    }
+
+    /// One pass of ``resolve(in:space:console:)``: live credentials only, or expired ones too.
+    private func resolve(in storage: CredentialStorage, space: ProtectionSpace, includingExpired: Bool) throws -> Resolution {
         var candidates = [space]
         if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
         for candidate in candidates {
-            if let found = try lookUp(in: storage, space: candidate) {
-                return found
+            if let found = try lookUp(in: storage, space: candidate, includingExpired: includingExpired) {
+                return .found(found.space, found.credential)
             }
         }
-        guard space.realm == nil else { return nil }
+        guard space.realm == nil else { return .nothing }
         // git sends what it gets as Basic: only spaces whose credentials may go out as Basic (any
         // method, or Basic's), never one stored for Digest, NTLM or a form.
         let sendable = AuthenticationMethod.sentAsBasic
+        let now = Date()
         // Through the origin index: the origin's rows only, never a scan of the store.
         let spaces = try storage.entries(onOriginOf: space).filter { entry in
-            entry.space.proxyType == nil && entry.space.protocol == space.protocol && entry.space.host == space.host
-                && entry.space.port == space.port && sendable.contains(entry.space.authenticationMethod)
-                && (username.map { $0 == entry.user } ?? entry.isDefaultEvenIfExpired)
+            guard entry.space.proxyType == nil, entry.space.protocol == space.protocol, entry.space.host == space.host,
+                  entry.space.port == space.port, sendable.contains(entry.space.authenticationMethod) else { return false }
+            guard let username else { return includingExpired ? entry.isDefaultEvenIfExpired : entry.isDefault }
+            return entry.user == username && (includingExpired || !entry.isExpired(at: now))
         }.map(\.space)
-        guard Set(spaces.map(\.realm)).count <= 1 else {
-            // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
-            // git names no realm here, so the remedy is a credential without one, which answers first.
-            let realms = Set(spaces.map(\.realm)).map { $0.map { Describe.cell(String(reflecting: $0)) } ?? "no realm" }.sorted()
-            console?.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms (\(realms.joined(separator: ", "))); "
-                + "store the one git should use without a realm (credstore add \(Describe.space(space)) --user NAME)\n")
-            return nil
-        }
+        let realms = Set(spaces.map(\.realm))
+        guard realms.count <= 1 else { return .severalRealms(realms) }
         // One realm, perhaps under both password methods: the one a lookup without a method asks first.
         let only = spaces.min { sendable.firstIndex(of: $0.authenticationMethod)! < sendable.firstIndex(of: $1.authenticationMethod)! }
-        guard let only, let found = try lookUp(in: storage, space: only) else { return nil }
-        return found
+        guard let only, let found = try lookUp(in: storage, space: only, includingExpired: includingExpired) else { return .nothing }
+        return .found(found.space, found.credential)
     }
 
     /// The credential for `space` (or a compatible method's space of its realm), with the space it
@@ -74,16 +102,18 @@ extension GitCredentialRequest {
     ///
     /// With a user name, that user's credential in the first compatible space holding one; when
     /// git also names the password (an erase), the one with that password: what a `get` without
-    /// the user name gave git may be the user's credential in a later space.
-    fileprivate func lookUp(in storage: CredentialStorage, space: ProtectionSpace) throws -> (space: ProtectionSpace, credential: Credential)? {
-        // A live default first: an expired one of the exact space must not hide a live one of a
-        // compatible method's; only when there is none, the expired one (for its refresh token).
+    /// the user name gave git may be the user's credential in a later space. Expired credentials
+    /// only with `includingExpired`.
+    fileprivate func lookUp(in storage: CredentialStorage, space: ProtectionSpace, includingExpired: Bool)
+        throws -> (space: ProtectionSpace, credential: Credential)? {
         guard let username else {
-            return try storage.defaultCredentialAndSpace(for: space) ?? storage.defaultCredentialAndSpace(for: space, includingExpired: true)
+            return try storage.defaultCredentialAndSpace(for: space, includingExpired: includingExpired)
         }
+        let now = Date()
         var first: (space: ProtectionSpace, credential: Credential)?
         for candidate in space.compatibleSpaces {
-            guard let credential = try storage.credentials(for: candidate)[username] else { continue }
+            guard let credential = try storage.credentials(for: candidate)[username],
+                  includingExpired || !credential.isExpired(at: now) else { continue }
             if password == nil || credential.password == password { return (candidate, credential) }
             first = first ?? (candidate, credential)
         }

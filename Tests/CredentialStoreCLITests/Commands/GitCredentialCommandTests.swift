@@ -272,6 +272,48 @@ struct GitCredentialCommandTests {
         #expect(try helper(sandbox, "get", challenge, sandbox.storeArguments).stdout == "username=live\npassword=live-pw\n")
     }
 
+    /// A request without a realm, on an origin whose credential without a realm has expired and
+    /// whose one realm holds a live one: the live one answers, not the stale password's refresh.
+    @Test func anExpiredCredentialWithoutARealmDoesNotHideTheLiveRealm() throws {
+        let sandbox = try Sandbox()
+        let url = "https://git.example.com"
+        let origin = ["protocol=https", "host=git.example.com"]
+        let expired = try sandbox.run(["add", url, "--user", "old", "--expires", "2001-01-01T00:00:00Z", "--refresh-token"]
+                                      + sandbox.storeArguments, stdin: "old-pw\nrt-old\n")
+        #expect(expired.status == 0, "\(expired.stderr)")
+        try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=dave\npassword=staff-pw\n")
+        // With nothing live left, the expired credential answers with its refresh token again.
+        #expect(try sandbox.run(["remove", url, "--user", "dave", "--realm", "Staff"] + sandbox.storeArguments).status == 0)
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=old\noauth_refresh_token=rt-old\n")
+        // Named by the user, the same: that user's live credential, though an expired one of the
+        // same user sits in the space without a realm.
+        try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
+        let named = try sandbox.run(["add", url, "--user", "dave", "--expires", "2001-01-01T00:00:00Z"] + sandbox.storeArguments, stdin: "stale\n")
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(try helper(sandbox, "get", origin + ["username=dave"], sandbox.storeArguments).stdout == "username=dave\npassword=staff-pw\n")
+    }
+
+    /// An origin with a live credential in one realm and an expired one in another: the expired
+    /// realm is not a second candidate, so the live one answers instead of an ambiguity.
+    @Test func anExpiredRealmIsNotOneOfSeveral() throws {
+        let sandbox = try Sandbox()
+        let url = "https://git.example.com"
+        let origin = ["protocol=https", "host=git.example.com"]
+        try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
+        let expired = try sandbox.run(["add", url, "--user", "erin", "--realm", "Admins", "--expires", "2001-01-01T00:00:00Z"]
+                                      + sandbox.storeArguments, stdin: "admin-pw\n")
+        #expect(expired.status == 0, "\(expired.stderr)")
+        let answer = try helper(sandbox, "get", origin, sandbox.storeArguments)
+        #expect(answer.stdout == "username=dave\npassword=staff-pw\n")
+        #expect(!answer.stderr.contains("several realms"), "\(answer.stderr)")
+        // Two live realms are still ambiguous.
+        try sandbox.add(url, user: "frank", password: "ops-pw", ["--realm", "Ops"])
+        let ambiguous = try helper(sandbox, "get", origin, sandbox.storeArguments)
+        #expect(ambiguous.stdout == "")
+        #expect(ambiguous.stderr.contains(#"several realms ("Ops", "Staff")"#), "\(ambiguous.stderr)")
+    }
+
     @Test func anEmptyUserAndPasswordAreStoredAndAnsweredAsGitApprovedThem() throws {
         let sandbox = try Sandbox()
         let origin = ["protocol=https", "host=sso.example.com"]
