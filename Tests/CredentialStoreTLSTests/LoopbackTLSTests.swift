@@ -36,27 +36,27 @@ import Testing
         defer { server.stop() }
         let store = try TemporaryStore()
         let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .directory(store.anchorDirectory))
-        try storage.setIdentity(try ClientIdentity(pem: try pki.text("client.pem") + (try pki.text("client.key"))), for: TLSEndpoint(host: "127.0.0.1"))
-        try storage.setServerTrust(ServerTrust(anchors: [try pki.der("ca.pem")]), for: TLSEndpoint(host: "127.0.0.1"))
+        try storage.tls.setIdentity(try ClientIdentity(pem: try pki.text("client.pem") + (try pki.text("client.key"))), for: TLSEndpoint(host: "127.0.0.1"))
+        try storage.tls.setServerTrust(ServerTrust(anchors: [try pki.der("ca.pem")]), for: TLSEndpoint(host: "127.0.0.1"))
 
-        #expect(try await status(port: server.port, configuration: try storage.tlsClientConfiguration(host: "127.0.0.1", port: server.port)) == 200)
+        #expect(try await status(port: server.port, configuration: try storage.tls.clientConfiguration(forHost: "127.0.0.1", port: server.port)) == 200)
         // Another host's configuration carries no identity: the server refuses it.
-        let elsewhere = try storage.tlsClientConfiguration(host: "other.example.com", port: server.port)
+        let elsewhere = try storage.tls.clientConfiguration(forHost: "other.example.com", port: server.port)
         #expect(elsewhere.certificateChain.isEmpty)
-        #expect(try storage.removeIdentity(for: TLSEndpoint(host: "127.0.0.1")))
-        await expectFailure { try await status(port: server.port, configuration: try storage.tlsClientConfiguration(host: "127.0.0.1", port: server.port)) }
+        #expect(try storage.tls.removeIdentity(for: TLSEndpoint(host: "127.0.0.1")))
+        await expectFailure { try await status(port: server.port, configuration: try storage.tls.clientConfiguration(forHost: "127.0.0.1", port: server.port)) }
 
         // Pins from the store, through the NIO handlers: the server's pin opens, a wrong one does not.
-        try storage.setIdentity(try ClientIdentity(pem: try pki.text("client.pem") + (try pki.text("client.key"))), for: TLSEndpoint(host: "127.0.0.1"))
-        let identity = try #require(try storage.identity(forHost: "127.0.0.1", port: server.port))
-        var trust = try storage.tlsServerTrust(host: "127.0.0.1", port: server.port)
+        try storage.tls.setIdentity(try ClientIdentity(pem: try pki.text("client.pem") + (try pki.text("client.key"))), for: TLSEndpoint(host: "127.0.0.1"))
+        let identity = try #require(try storage.tls.identity(forHost: "127.0.0.1", port: server.port))
+        var trust = try storage.tls.serverTrust(forHost: "127.0.0.1", port: server.port) ?? ServerTrust()
         trust.pins = [try #require(PublicKeyPin(certificate: try pki.der("server.pem")))]
-        try storage.setServerTrust(trust, for: TLSEndpoint(host: "127.0.0.1"))
-        try await handshake(port: server.port, identity: identity, trust: try storage.tlsServerTrust(host: "127.0.0.1", port: server.port))
+        try storage.tls.setServerTrust(trust, for: TLSEndpoint(host: "127.0.0.1"))
+        try await handshake(port: server.port, identity: identity, trust: try storage.tls.serverTrust(forHost: "127.0.0.1", port: server.port) ?? ServerTrust())
         trust.pins = [try #require(PublicKeyPin(digest: Array(repeating: 1, count: 32)))]
-        try storage.setServerTrust(trust, for: TLSEndpoint(host: "127.0.0.1"))
+        try storage.tls.setServerTrust(trust, for: TLSEndpoint(host: "127.0.0.1"))
         await #expect(throws: ServerTrustError.noPinnedKey) {
-            try await handshake(port: server.port, identity: identity, trust: try storage.tlsServerTrust(host: "127.0.0.1", port: server.port))
+            try await handshake(port: server.port, identity: identity, trust: try storage.tls.serverTrust(forHost: "127.0.0.1", port: server.port) ?? ServerTrust())
         }
     }
 

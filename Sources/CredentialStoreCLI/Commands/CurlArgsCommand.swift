@@ -60,8 +60,8 @@ struct CurlArgsCommand: ParsableCommand {
         // Before the store opens: a passphrase store's prompt would come again in credstore-tls.
         let tls = try TLSCommands.toolkit()
         let storage = try global.location(in: console).openIfPresent(console)
-        let identity = try storage?.identity(forHost: host, port: port)
-        let trust = try storage?.serverTrust(forHost: host, port: port)
+        let identity = try storage?.tls.identity(forHost: host, port: port)
+        let trust = try storage?.tls.serverTrust(forHost: host, port: port)
 
         var arguments: [(String, String)] = []
         if let identity {

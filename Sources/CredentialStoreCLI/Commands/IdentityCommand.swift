@@ -48,13 +48,13 @@ struct IdentityCommand: ParsableCommand {
             let storage = try global.location(in: console).openOrCreate(console)
             let options: RemovalOptions = synchronizable ? .removeSynchronizable : []
             if let tier = persistence?.persistence {
-                try storage.setIdentity(identity, for: endpoint.endpoint, persistence: tier, options: options)
+                try storage.tls.setIdentity(identity, for: endpoint.endpoint, persistence: tier, options: options)
             } else {
-                try storage.setIdentity(identity, for: endpoint.endpoint, options: options)
+                try storage.tls.setIdentity(identity, for: endpoint.endpoint, options: options)
             }
             let summary = IdentityJSON.leafSummary(of: identity, tls)
             if global.json {
-                let stored = try persistence?.persistence ?? storage.identities()[endpoint.endpoint]?.persistence ?? .permanent
+                let stored = try persistence?.persistence ?? storage.tls.identities()[endpoint.endpoint]?.persistence ?? .permanent
                 console.output.write(IdentityJSON.object(endpoint.endpoint, identity, stored, tls).rendered + "\n")
             } else {
                 // The subject is the certificate's text, chosen by whoever made it: escaped, as every
@@ -81,7 +81,7 @@ struct IdentityCommand: ParsableCommand {
                 console.output.write(global.json ? "[]\n" : "No client identities\n")
                 return
             }
-            let identities = try storage.identities().sorted { $0.key.description < $1.key.description }
+            let identities = try storage.tls.identities().sorted { $0.key.description < $1.key.description }
             if global.json {
                 console.output.write(JSONValue.array(identities.map { IdentityJSON.object($0.key, $0.value.identity, $0.value.persistence, tls) }).rendered + "\n")
                 return
@@ -130,7 +130,7 @@ struct IdentityCommand: ParsableCommand {
             let (certificate, key) = (destinations[0], destinations[1])
             do {
                 guard let storage = try global.location(in: console).openIfPresent(console),
-                      let identity = try storage.identity(for: endpoint.endpoint) else {
+                      let identity = try storage.tls.identity(for: endpoint.endpoint) else {
                     throw CommandFailure(.notFound, "no client identity is stored for \(Describe.endpoint(endpoint.endpoint))")
                 }
                 try TLSFiles.write(certificate, Array(tls.pem(certificates: identity.certificateChain).utf8))
@@ -163,9 +163,9 @@ struct IdentityCommand: ParsableCommand {
             let tls = try TLSCommands.toolkit()
             let console = Console.current
             let storage = try global.location(in: console).openIfPresent(console)
-            let removing = try storage?.identity(for: endpoint.endpoint)
+            let removing = try storage?.tls.identity(for: endpoint.endpoint)
             guard let storage, let removing,
-                  try storage.removeIdentity(for: endpoint.endpoint, options: synchronizable ? .removeSynchronizable : []) else {
+                  try storage.tls.removeIdentity(for: endpoint.endpoint, options: synchronizable ? .removeSynchronizable : []) else {
                 throw CommandFailure(.notFound, "no client identity is stored for \(Describe.endpoint(endpoint.endpoint))")
             }
             if !global.json { console.output.write("Removed the client identity for \(Describe.endpoint(endpoint.endpoint))\n") }

@@ -100,17 +100,17 @@ struct PinCommand: ParsableCommand {
                 added.insert(summary.publicKeyPin)
             }
             let storage = try global.location(in: console).openOrCreate(console)
-            var trust = try storage.serverTrust(for: target.endpoint) ?? ServerTrust()
+            var trust = try storage.tls.serverTrust(for: target.endpoint) ?? ServerTrust()
             trust.pins.formUnion(added)
             for certificate in anchors where !trust.anchors.contains(certificate) { trust.anchors.append(certificate) }
             let options: RemovalOptions = synchronizable ? .removeSynchronizable : []
             if let tier = persistence?.persistence {
-                try storage.setServerTrust(trust, for: target.endpoint, persistence: tier, options: options)
+                try storage.tls.setServerTrust(trust, for: target.endpoint, persistence: tier, options: options)
             } else {
-                try storage.setServerTrust(trust, for: target.endpoint, options: options)
+                try storage.tls.setServerTrust(trust, for: target.endpoint, options: options)
             }
             if global.json {
-                let stored = try persistence?.persistence ?? storage.serverTrusts()[target.endpoint]?.persistence ?? .permanent
+                let stored = try persistence?.persistence ?? storage.tls.serverTrusts()[target.endpoint]?.persistence ?? .permanent
                 console.output.write(PinJSON.object(target.endpoint, trust, stored, tls).rendered + "\n")
             } else {
                 console.output.write("\(Describe.endpoint(target.endpoint)): \(trust.pins.count) pin(s), \(trust.anchors.count) anchor(s)\(trust.pins.count == 1 ? "; add a backup pin before the server's key changes" : "")\n")
@@ -127,7 +127,7 @@ struct PinCommand: ParsableCommand {
         func run() throws {
             let tls = try TLSCommands.toolkit()
             let console = Console.current
-            let trusts = try global.location(in: console).openIfPresent(console)?.serverTrusts().sorted { $0.key.description < $1.key.description } ?? []
+            let trusts = try global.location(in: console).openIfPresent(console)?.tls.serverTrusts().sorted { $0.key.description < $1.key.description } ?? []
             if global.json {
                 console.output.write(JSONValue.array(trusts.map { PinJSON.object($0.key, $0.value.trust, $0.value.persistence, tls) }).rendered + "\n")
                 return
@@ -174,7 +174,7 @@ struct PinCommand: ParsableCommand {
             }
             let options: RemovalOptions = synchronizable ? .removeSynchronizable : []
             guard let storage = try global.location(in: console).openIfPresent(console),
-                  let item = try storage.serverTrusts()[target.endpoint] else {
+                  let item = try storage.tls.serverTrusts()[target.endpoint] else {
                 throw CommandFailure(.notFound, "nothing is pinned for \(Describe.endpoint(target.endpoint))")
             }
             var trust = item.trust
@@ -183,12 +183,12 @@ struct PinCommand: ParsableCommand {
             }
             trust.pins.subtract(removing)
             if removing.isEmpty || (trust.pins.isEmpty && trust.anchors.isEmpty) {
-                try storage.removeServerTrust(for: target.endpoint, options: options)
+                try storage.tls.removeServerTrust(for: target.endpoint, options: options)
             } else {
                 if item.persistence == .synchronizable, !synchronizable {
                     throw CredentialStorageError(.synchronizableRemovalNeedsOption, "these pins are synchronizable: removing one removes it on every synced machine")
                 }
-                try storage.setServerTrust(trust, for: target.endpoint, persistence: item.persistence)
+                try storage.tls.setServerTrust(trust, for: target.endpoint, persistence: item.persistence)
             }
             if !global.json { console.output.write("Removed \(removing.isEmpty ? "everything pinned" : "\(removing.count) pin(s)") for \(Describe.endpoint(target.endpoint))\n") }
         }

@@ -118,12 +118,12 @@ import CredentialStoreTestSupport
         let storage = try store.open()
         let endpoint = TLSEndpoint(host: "git.example.com", port: 443)
         var trust = ServerTrust(pins: [try #require(PublicKeyPin(digest: [UInt8](repeating: 1, count: 32)))])
-        try storage.setServerTrust(trust, for: endpoint, persistence: .synchronizable)
+        try storage.tls.setServerTrust(trust, for: endpoint, persistence: .synchronizable)
         trust.pins.insert(try #require(PublicKeyPin(digest: [UInt8](repeating: 2, count: 32))))
-        try storage.setServerTrust(trust, for: endpoint)
-        #expect(try storage.serverTrusts()[endpoint]?.persistence == .synchronizable)
+        try storage.tls.setServerTrust(trust, for: endpoint)
+        #expect(try storage.tls.serverTrusts()[endpoint]?.persistence == .synchronizable)
         expectError(.synchronizableRemovalNeedsOption) {
-            try storage.setServerTrust(trust, for: endpoint, persistence: .permanent)
+            try storage.tls.setServerTrust(trust, for: endpoint, persistence: .permanent)
         }
     }
 
