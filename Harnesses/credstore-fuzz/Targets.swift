@@ -75,10 +75,10 @@ final class BundleTarget: @unchecked Sendable {
         try sender.setDefaultCredential(Credential(user: "user0", password: "pw0", persistence: .synchronizable), for: space)
         _ = try sender.remove(user: "user2", for: ProtectionSpace(host: "host2.example.com", port: 443, protocol: "https", realm: "realm"),
                               options: [.removeSynchronizable])
-        try storage.trustDevice(try sender.deviceKey)
+        try storage.sync.trust(try sender.sync.deviceKey)
         var seeds: [[UInt8]] = []
         let seed = directory.appendingPathComponent("seed.csbundle")
-        try sender.exportSynchronizable(to: seed, protection: .recipients([try storage.deviceKey]))
+        try sender.sync.export(to: seed, protection: .recipients([try storage.sync.deviceKey]))
         seeds.append([UInt8](try Data(contentsOf: seed)))
         self.seeds = seeds
     }
@@ -90,7 +90,7 @@ final class BundleTarget: @unchecked Sendable {
         } catch {
             fatalError("cannot write the fuzz input: \(error)")
         }
-        _ = try? storage.importBundle(from: input, dryRun: true)
+        _ = try? storage.sync.importBundle(from: input, dryRun: true)
         precondition((try? storage.entries().count) == before, "a dry-run import changed the store")
     }
 

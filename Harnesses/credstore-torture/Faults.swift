@@ -166,12 +166,12 @@ final class FaultRun {
                 let space = ProtectionSpace(host: "b-\(index % 100).bundle", port: 443, protocol: "https", realm: nil)
                 try storage.set(Credential(user: "bu\(index)", password: "bpw\(index)", persistence: .synchronizable), for: space)
             }
-            try storage.exportSynchronizable(to: work.appendingPathComponent("large.csbundle"), protection: .passphrase(bundlePassphrase))
+            try storage.sync.export(to: work.appendingPathComponent("large.csbundle"), protection: .passphrase(bundlePassphrase))
             note("set-up: bundle of \(bundleItems) items in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         }
         do {
             let storage = try CredentialStorage(at: db("a"), key: .keyFile(keyFile("a")))
-            let report = try storage.importBundle(from: work.appendingPathComponent("large.csbundle"), passphrase: bundlePassphrase)
+            let report = try storage.sync.importBundle(from: work.appendingPathComponent("large.csbundle"), passphrase: bundlePassphrase)
             note("set-up: \(report.added) bundle items imported into store A")
         }
         do {

@@ -51,7 +51,7 @@ do {
     case "import":
         // Says when it starts merging, so a test can time a kill against the import itself.
         FileHandle.standardOutput.write(Data("importing\n".utf8))
-        let report = try storage.importBundle(from: URL(fileURLWithPath: arguments[4]))
+        let report = try storage.sync.importBundle(from: URL(fileURLWithPath: arguments[4]))
         FileHandle.standardOutput.write(Data("imported \(report.added) \(report.updated) \(report.removed) \(report.unchanged)\n".utf8))
     case "fetch":
         guard let url = URL(string: arguments[4]) else { fail("not a URL: \(arguments[4])") }

@@ -35,7 +35,7 @@ public enum LargeImport {
 
     /// Fills `store` with the old state, trusting `sender`.
     public static func prepare(_ store: CredentialStorage, trusting sender: CredentialStorage) throws {
-        try store.trustDevice(try sender.deviceKey)
+        try store.sync.trust(try sender.sync.deviceKey)
         for index in 0..<oldCount {
             try store.set(Credential(user: "old-user-\(index)", password: "old-\(index)", persistence: .synchronizable), for: space(index))
         }

@@ -20,7 +20,7 @@ public struct CredentialChange: Hashable, Sendable {
         case defaultChanged
         /// The user's credential changed here and, concurrently, on another machine, whose change
         /// won (an import replaced it): the version that lost is kept
-        /// (``CredentialStorage/keptVersions(of:in:)``) unless the winner was a removal. Announced
+        /// (``SyncDevice/keptVersions(of:in:)``) unless the winner was a removal. Announced
         /// to this instance's subscribers only, after the credential's ``updated`` or ``removed``.
         case conflict
     }

@@ -1,7 +1,7 @@
 import CredentialStoreCore
 import CredentialStoreCrypto
 import CredentialStorePersistence
-public import Foundation
+import Foundation
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +10,7 @@ import Glibc
 extension CredentialStorageError.Code {
     /// A sync folder holds a bundle bearing this store's device id that another live store with
     /// the same identity wrote (a copy of this store). Writing over it would lose that store's
-    /// changes; ``CredentialStorage/resetDeviceIdentity()`` gives this store an identity of its own.
+    /// changes; ``SyncDevice/resetIdentity()`` gives this store an identity of its own.
     public static let deviceIdentityShared = CredentialStorageError.Code(rawValue: "deviceIdentityShared")
 }
 
@@ -22,24 +22,14 @@ extension CredentialStorage {
         anchor.map { URL(fileURLWithPath: $0.path, isDirectory: false).deletingLastPathComponent() }
     }
 
-    /// Gives this store a new device identity if it was made on another machine or in another
-    /// home (the store was copied or restored there), as every use of the identity does.
-    ///
-    /// Call it first where the news matters to the user (`credstore sync`, `credstore device
-    /// show` print it): the returned renewal names the new key the other machines must trust.
-    ///
-    /// - Returns: the renewal, or nil when the identity was already this place's (or the store
-    ///   was opened without a rollback anchor folder, which gives no place to compare).
+    /// What ``SyncDevice/settleIdentity()`` does.
     @discardableResult
-    public func settleDeviceIdentity() throws -> DeviceRenewal? {
+    func settleDeviceIdentity() throws -> DeviceRenewal? {
         try settledDeviceIdentity().renewal
     }
 
-    /// Replaces this store's device identity with a new one, wherever it was made: for a copy of
-    /// a store that goes on living beside the original (which `sync` refuses with
-    /// `deviceIdentityShared`). The store keeps its credentials, trusted devices and sync state,
-    /// and trusts the replaced key as another device; the other machines must trust the new key.
-    public func resetDeviceIdentity() throws -> DeviceRenewal {
+    /// What ``SyncDevice/resetIdentity()`` does.
+    func resetDeviceIdentity() throws -> DeviceRenewal {
         guard let renewal = try settledDeviceIdentity(renew: true).renewal else {
             throw CredentialStorageError(.io, "the device identity was not replaced")
         }
@@ -73,23 +63,9 @@ extension CredentialStorage {
         return (identity, renewal)
     }
 
-    /// Refuses (`deviceIdentityShared`) to let this store write its bundle at `url` (its name in
-    /// a sync folder, `<device id>.csbundle`) when another live store with this store's identity
-    /// wrote the file there: the state folder recorded another file as the last one written
-    /// there with this identity (unless the file is older than that one: an old copy put back by
-    /// the folder's transport), or recorded it as written by a store at another path that is
-    /// still there and is this store (its store id: a new store made where this one was before a
-    /// move is not a copy). A file no record speaks of (a first sync here) is this store's to replace, and
-    /// so is one recorded as written by this store into another folder (copied from there).
-    ///
-    /// When the file is the one this store wrote, but the store went back since (a backup
-    /// restored, an older copy accepted), the bundle holds synchronizable changes the store no
-    /// longer has and that the other machines may not have merged yet: it is merged back first,
-    /// so that writing the bundle again loses none of them.
-    ///
-    /// - Returns: what merging the store's own bundle back changed, when it was merged.
+    /// What ``SyncDevice/check(bundleAt:)`` does.
     @discardableResult
-    public func checkSyncBundle(at url: URL) throws -> ImportReport? {
+    func checkSyncBundle(at url: URL) throws -> ImportReport? {
         guard let stateFolder else { return nil }
         let device = try deviceIdentity()
         var info = stat()
@@ -123,9 +99,8 @@ extension CredentialStorage {
             "\(url.path) was written by \(other), not by this store; two stores with one identity would overwrite each other's bundle and never merge it, so nothing was merged or written")
     }
 
-    /// Records the bundle now at `url` as the last one this store wrote there, for
-    /// ``checkSyncBundle(at:)``. Best effort.
-    public func recordSyncBundle(at url: URL) {
+    /// What ``SyncDevice/record(bundleAt:)`` does.
+    func recordSyncBundle(at url: URL) {
         guard let stateFolder, let device = try? deviceIdentity(),
               let digest = SyncBundleRecord.digest(of: url), let created = Self.bundleCreated(url, device: device)
         else { return }

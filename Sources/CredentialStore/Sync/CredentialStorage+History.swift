@@ -9,16 +9,11 @@ import Foundation
 /// Public, not only for the CLI: an application that hears ``CredentialChange/Kind/conflict``
 /// from ``changes()`` needs to show the user what was replaced and offer it back.
 extension CredentialStorage {
-    /// The most versions kept per credential; a new loser drops the oldest beyond it.
-    public static let keptVersionsPerCredential = 10
+    /// What ``SyncDevice/keptVersionsPerCredential`` does.
+    static let keptVersionsPerCredential = 10
 
-    /// The kept versions of `user`'s credential in `space`, newest replaced first; empty when none
-    /// were kept, or all were replaced longer ago than deletions are remembered.
-    ///
-    /// The versions hold passwords: show one only when the user asks for it.
-    ///
-    /// - Throws: `tamperDetected` when the space's kept versions differ from those sealed.
-    public func keptVersions(of user: String, in space: ProtectionSpace) throws -> [KeptVersion] {
+    /// What ``SyncDevice/keptVersions(of:in:)`` does.
+    func keptVersions(of user: String, in space: ProtectionSpace) throws -> [KeptVersion] {
         try space.validate()
         _ = try followRekey()
         let keys = keys
@@ -42,14 +37,8 @@ extension CredentialStorage {
             }
     }
 
-    /// Makes a kept version the credential again: an ordinary write (its password and details
-    /// replace the current ones, synchronizable), which the next sync carries to every machine,
-    /// where it wins as the newest change. The version stays kept.
-    ///
-    /// - Throws: as ``update(user:for:options:_:)`` does; `invalidInput` for a version that is
-    ///   not a synchronizable credential, or when the credential is kept outside sync here now
-    ///   (restoring would put it back in sync, and replace the value kept here).
-    public func restore(_ version: KeptVersion) throws {
+    /// What ``SyncDevice/restore(_:)`` does.
+    func restore(_ version: KeptVersion) throws {
         var credential = version.credential
         guard credential.persistence == .synchronizable else {
             throw CredentialStorageError(.invalidInput, "only a kept version of a synchronizable credential can be restored")

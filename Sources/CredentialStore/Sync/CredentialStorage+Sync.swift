@@ -2,7 +2,7 @@ package import CredentialStoreCore
 import CredentialStoreCrypto
 import CredentialStorePersistence
 import CredentialStoreChallenges
-public import Foundation
+import Foundation
 import Logging
 
 extension CredentialStorageError.Code {
@@ -16,23 +16,18 @@ extension CredentialStorage {
     /// accepting it would let that machine win every later conflict.
     static let maximumClockSkewMillis: Int64 = SyncWindows.maximumClockSkew
 
-    /// This store's device key, which other stores export to and trust.
-    public var deviceKey: DeviceKey {
+    /// What ``SyncDevice/deviceKey`` does.
+    var deviceKey: DeviceKey {
         get throws { try deviceIdentity().publicKey }
     }
 
-    /// This store's device id, in hex: it breaks ties between changes made in the same millisecond.
-    public var deviceID: String {
+    /// What ``SyncDevice/deviceID`` does.
+    var deviceID: String {
         get throws { try deviceIdentity().deviceID.map { String(format: "%02x", $0) }.joined() }
     }
 
-    /// Accepts signed bundles from the device with this key, and seals this store's later sync
-    /// bundles to it. Trusting a device already trusted changes nothing.
-    ///
-    /// A revoked device (``revokedDevices()``) is trusted again, here only: this store stops
-    /// relaying its revocation and ignores revocations of it made before now, while every other
-    /// store that applied the revocation keeps it until it trusts the device itself.
-    public func trustDevice(_ key: DeviceKey) throws {
+    /// What ``SyncDevice/trust(_:)`` does.
+    func trustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
         let pipeline = makePipeline(keys: keys)
         _ = try repository.write(observer: pipeline, { transaction -> Int64? in
@@ -57,20 +52,8 @@ extension CredentialStorage {
         })
     }
 
-    /// Revokes the device with this key: its bundles are refused from now on, and the bundles
-    /// this store writes from now on are no longer sealed to it.
-    ///
-    /// The revocation is a statement signed with this store's device key that travels in its
-    /// bundles: every store that trusts this one applies it on its next merge and relays it on,
-    /// so once each machine has synced once, no bundle any of them writes is sealed to the revoked
-    /// device. The revoked device cannot undo it; ``trustDevice(_:)-(DeviceKey)`` on a store brings it back there.
-    ///
-    /// What the device already received stays with it: every synchronizable password of every
-    /// bundle it could open. Change those passwords at their services after revoking a lost
-    /// or retired machine (docs/sync-format.md says what to rotate).
-    ///
-    /// - Throws: `notFound` when this store does not trust that device (or has revoked it already).
-    public func untrustDevice(_ key: DeviceKey) throws {
+    /// What ``SyncDevice/untrust(_:)`` does.
+    func untrustDevice(_ key: DeviceKey) throws {
         _ = try followRekey()
         let device = try deviceIdentity()
         let pipeline = makePipeline(keys: keys)
@@ -89,9 +72,8 @@ extension CredentialStorage {
         })
     }
 
-    /// The devices this store trusts, with when each was trusted and when a bundle it signed was
-    /// last merged here, ordered by key.
-    public func trustedDevices() throws -> [TrustedDevice] {
+    /// What ``SyncDevice/trustedDevices()`` does.
+    func trustedDevices() throws -> [TrustedDevice] {
         try deviceRecords().filter(\.isTrusted).map { record in
             TrustedDevice(
                 key: record.publicKey,
@@ -100,9 +82,8 @@ extension CredentialStorage {
         }
     }
 
-    /// The devices revoked here or by a device this store trusts, with who revoked each and when,
-    /// ordered by key. Their bundles are refused and nothing this store writes is sealed to them.
-    public func revokedDevices() throws -> [DeviceRevocation] {
+    /// What ``SyncDevice/revokedDevices()`` does.
+    func revokedDevices() throws -> [DeviceRevocation] {
         try deviceRecords().compactMap { $0.revocation.map(DeviceRevocation.init) }
     }
 
@@ -122,17 +103,9 @@ extension CredentialStorage {
         }.sorted { $0.publicKey.description < $1.publicKey.description }
     }
 
-    /// Applies the revocations that the bundles at `urls` carry, all of them, oldest first, before
-    /// any of their credentials is merged: `credstore sync` calls it with every bundle of its
-    /// folder, so that a revoked device's changes are refused even when its bundle comes first,
-    /// and a revocation made before its revoker was itself revoked still counts. A bundle this
-    /// store cannot open (not sealed to it, a passphrase bundle, damaged) is passed over here;
-    /// ``importBundle(from:passphrase:dryRun:progress:)`` reports it. Only each bundle's header
-    /// and revocations are read.
-    ///
-    /// - Returns: the revocations that took effect, as ``ImportReport/revocations`` reports them.
+    /// What ``SyncDevice/applyRevocations(fromBundlesAt:)`` does.
     @discardableResult
-    public func applyRevocations(fromBundlesAt urls: [URL]) throws -> [DeviceRevocation] {
+    func applyRevocations(fromBundlesAt urls: [URL]) throws -> [DeviceRevocation] {
         let device = try deviceIdentity(settling: false)
         var statements: [RevocationStatement] = []
         for url in urls {
@@ -148,16 +121,9 @@ extension CredentialStorage {
         return try mutate { try $0.applyRevocations(statements, device: device) }
     }
 
-    /// Writes every synchronizable credential, deletion and default choice of this store to a
-    /// bundle file (0600, replaced atomically). Nothing of another tier leaves the machine.
-    ///
-    /// A recipient-mode bundle this store wrote before, for the same recipients and with the
-    /// same contents, is left as it is (until it is 30 days old): a folder that a
-    /// file-sync engine or git carries then changes only when the fleet's state does.
-    ///
-    /// - Returns: whether the file was written.
+    /// What ``SyncDevice/export(to:protection:)`` does.
     @discardableResult
-    public func exportSynchronizable(to url: URL, protection: BundleProtection) throws -> Bool {
+    func exportSynchronizable(to url: URL, protection: BundleProtection) throws -> Bool {
         // A mistyped recipient is refused before anything is read or written, and so is a revoked one.
         if case .recipients(let keys) = protection {
             let revoked = Dictionary(try revokedDevices().map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -278,31 +244,9 @@ extension CredentialStorage {
         return items.isEmpty && defaults.isEmpty
     }
 
-    /// Merges a bundle into this store: last writer wins per item and per default choice, under
-    /// the hybrid logical clocks of the machines involved. The import is atomic and idempotent,
-    /// and imports in any order converge to the same state.
-    ///
-    /// The file is read one chunk at a time, twice (once to check it all, once to merge), so
-    /// memory follows the largest chunk, not the bundle. Only a regular file is read.
-    ///
-    /// - Parameters:
-    ///   - url: the bundle file.
-    ///   - passphrase: the bundle's passphrase, for a passphrase bundle.
-    ///   - dryRun: computes the report and changes nothing.
-    ///   - progress: called now and then with the items merged so far and the bundle's total,
-    ///     for a progress display; it runs inside the import's transaction, so keep it quick.
-    /// Changes whose clock reading is more than 24 h ahead of this machine's are held back
-    /// (``ImportReport/heldBack``); a store that has not merged the signer for more than 180 days
-    /// drops what the signer may have deleted meanwhile (``ImportReport/dropped``); see
-    /// docs/sync-format.md, "Merging a bundle".
-    ///
-    /// - Throws: `invalidBundle` (damaged, altered, truncated, not a regular file, asking for more
-    ///   key derivation than export uses, or from a device whose own clock is more than 24 h
-    ///   ahead), `bundleTooOld` (its newest clock reading older than 180 days),
-    ///   `bundleNotForThisStore` (another recipient, or an untrusted signer),
-    ///   `wrongKey` (a wrong or missing passphrase) or `unsupportedFormatVersion`; the store is then unchanged.
+    /// What ``SyncDevice/importBundle(from:passphrase:dryRun:progress:)`` does.
     @discardableResult
-    public func importBundle(
+    func importBundle(
         from url: URL, passphrase: String? = nil, dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil
     ) throws -> ImportReport {
         let device = try deviceIdentity(settling: false)

@@ -8,7 +8,7 @@ import Foundation
 /// when it syncs with another.
 ///
 /// Its text form, ``description``, is `csdev1:` and the Ed25519 key in base64url without padding,
-/// as ``CredentialStorage/deviceKey`` returns it and `credstore device show` prints it. People copy
+/// as ``SyncDevice/deviceKey`` returns it and `credstore device show` prints it. People copy
 /// that text between machines; ``init(_:)`` reads it back and refuses anything else, so a value of
 /// this type is always a well-formed key.
 ///

@@ -1,15 +1,15 @@
 public import Foundation
 
-/// A device this store no longer trusts, as ``CredentialStorage/revokedDevices()`` lists it and
+/// A device this store no longer trusts, as ``SyncDevice/revokedDevices()`` lists it and
 /// ``ImportReport/revocations`` reports it: who revoked it, and when.
 ///
 /// A revocation made on any machine this store trusts reaches this store with that machine's
 /// bundles (or any bundle relaying it), and this store relays it on; docs/sync-format.md,
-/// "Revocation". Only ``CredentialStorage/trustDevice(_:)-(DeviceKey)`` here brings the device back.
+/// "Revocation". Only ``SyncDevice/trust(_:)`` here brings the device back.
 public struct DeviceRevocation: Hashable, Sendable, Codable {
     /// The revoked device's key.
     public var key: DeviceKey
-    /// The key of the device that revoked it: this store's own ``CredentialStorage/deviceKey``
+    /// The key of the device that revoked it: this store's own ``SyncDevice/deviceKey``
     /// when the untrust was made here.
     public var revokedBy: DeviceKey
     /// When the revoking device untrusted it, by that device's clock.

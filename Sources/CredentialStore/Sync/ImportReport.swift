@@ -16,7 +16,7 @@ public struct ImportReport: Hashable, Sendable, Codable {
     /// of this one's; they merge once the clocks agree.
     public var heldBack = 0
     /// The device ids of the machines whose changes were held back (the name of the bundle each
-    /// writes in a sync folder, as ``CredentialStorage/deviceID`` spells it), sorted.
+    /// writes in a sync folder, as ``SyncDevice/deviceID`` spells it), sorted.
     public var clocksAhead: [String] = []
     /// The credentials whose change on this machine lost to a concurrent change in the bundle
     /// (counted in ``updated`` or ``removed`` too); docs/sync-format.md, "Concurrent edits".

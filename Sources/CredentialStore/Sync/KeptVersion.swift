@@ -2,12 +2,12 @@ package import CredentialStoreCore
 public import Foundation
 
 /// A version of a synchronizable credential that lost a concurrent edit to another machine's,
-/// kept in this store so that it can be seen and restored (``CredentialStorage/keptVersions(of:in:)``,
-/// ``CredentialStorage/restore(_:)``).
+/// kept in this store so that it can be seen and restored (``SyncDevice/keptVersions(of:in:)``,
+/// ``SyncDevice/restore(_:)``).
 ///
 /// It is kept as long as deletions are remembered after it was replaced (180 days and more,
 /// docs/sync-format.md), at most
-/// ``CredentialStorage/keptVersionsPerCredential`` per credential, and goes when the credential
+/// ``SyncDevice/keptVersionsPerCredential`` per credential, and goes when the credential
 /// is removed. It never travels in a sync bundle. Its `description` names the space, user and
 /// times, never the password.
 public struct KeptVersion: Hashable, Sendable, CustomStringConvertible {

@@ -6,7 +6,7 @@ import CredentialStoreChallenges
 /// Keeping the losers of concurrent edits (docs/sync-format.md, "Concurrent edits").
 extension Mutation {
     /// Keeps `version`, the loser of a concurrent edit, dropping the credential's oldest kept
-    /// versions beyond ``CredentialStorage/keptVersionsPerCredential``.
+    /// versions beyond ``SyncDevice/keptVersionsPerCredential``.
     mutating func keep(_ version: KeptVersionState, spaceIndex: BlindIndex, userIndex: BlindIndex) throws {
         let existing = try transaction.keptVersions(space: spaceIndex).filter { $0.userIndex == userIndex }.map(\.kept).sorted()
         // The time is the row's key: two losses of one credential in one millisecond stay two rows.

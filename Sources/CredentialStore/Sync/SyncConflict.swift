@@ -8,7 +8,7 @@ public struct SyncConflict: Hashable, Sendable, Codable {
     public var space: ProtectionSpace
     /// The credential's user.
     public var user: String
-    /// Whether the losing version was kept (``CredentialStorage/keptVersions(of:in:)``); false when
+    /// Whether the losing version was kept (``SyncDevice/keptVersions(of:in:)``); false when
     /// one of the two was a removal: the winner (nothing of the credential is kept), or this
     /// store's own (the credential is back, and nothing was lost to keep).
     public var kept: Bool

@@ -1,8 +1,8 @@
 public import Foundation
 
-/// A device a store trusts, as ``CredentialStorage/trustedDevices()`` lists it.
+/// A device a store trusts, as ``SyncDevice/trustedDevices()`` lists it.
 public struct TrustedDevice: Hashable, Sendable {
-    /// The device's key, as ``CredentialStorage/deviceKey`` returns it there.
+    /// The device's key, as ``SyncDevice/deviceKey`` returns it there.
     public var key: DeviceKey
     /// When this store began to trust it; nil for devices trusted before stores kept the time.
     public var trusted: Date?

@@ -38,10 +38,10 @@ struct DeviceCommand: ParsableCommand {
             let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
                 "there is no store at \(location.path), so it has no device key; check --store, or create the store with `credstore init`"))
             // A copy or a restore on another machine or home shows the identity it will sync with.
-            if let renewal = try storage.settleDeviceIdentity() {
+            if let renewal = try storage.sync.settleIdentity() {
                 console.errors.write("credstore: note: \(DeviceCommand.announce(renewal))\n")
             }
-            let (id, key) = (try storage.deviceID, try storage.deviceKey.description)
+            let (id, key) = (try storage.sync.deviceID, try storage.sync.deviceKey.description)
             console.output.write(global.json
                 ? JSONValue.object([("deviceId", .string(id)), ("publicKey", .string(key))]).rendered + "\n"
                 : "device id:  \(id)\npublic key: \(key)\n")
@@ -63,7 +63,7 @@ struct DeviceCommand: ParsableCommand {
             // A mistyped key is refused before the store is opened, so none is created for it.
             let deviceKey = try DeviceKey(key)
             let storage = try global.location(in: console).openOrCreate(console)
-            try storage.trustDevice(deviceKey)
+            try storage.sync.trust(deviceKey)
             if !global.json { console.output.write("Trusted \(deviceKey)\n") }
         }
     }
@@ -79,9 +79,9 @@ struct DeviceCommand: ParsableCommand {
         func run() throws {
             let console = Console.current
             let storage = try global.location(in: console).openExisting(console, orFail: CommandFailure(.notFound, "there is no store here, so no device is trusted; `credstore device trust` makes one"))
-            let devices = try storage.trustedDevices()
-            let revoked = try storage.revokedDevices()
-            let thisDevice = try storage.deviceKey
+            let devices = try storage.sync.trustedDevices()
+            let revoked = try storage.sync.revokedDevices()
+            let thisDevice = try storage.sync.deviceKey
             func revoker(_ revocation: DeviceRevocation) -> String {
                 revocation.revokedBy == thisDevice ? "this device" : revocation.revokedBy.description
             }
@@ -143,7 +143,7 @@ struct DeviceCommand: ParsableCommand {
             // A mistyped key is refused before the store is opened.
             let deviceKey = try DeviceKey(key)
             let storage = try global.location(in: console).openExisting(console, orFail: CommandFailure(.notFound, "there is no store here, so no device is trusted; `credstore device trust` makes one"))
-            try storage.untrustDevice(deviceKey)
+            try storage.sync.untrust(deviceKey)
             if !global.json {
                 console.output.write("Untrusted \(deviceKey)\nThe revocation travels with this store's next `credstore sync`: every device that trusts this one stops sealing to it on its own next sync.\nIt keeps what it already received: change the synchronizable passwords it could read if it was lost.\n")
             }
@@ -168,7 +168,7 @@ struct DeviceCommand: ParsableCommand {
             let location = global.location(in: console)
             let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
                 "there is no store at \(location.path), so it has no device identity; check --store"))
-            let renewal = try storage.resetDeviceIdentity()
+            let renewal = try storage.sync.resetIdentity()
             console.output.write(global.json
                 ? JSONValue.object([
                     ("deviceId", .string(renewal.id)), ("publicKey", .string(renewal.key.description)),

@@ -39,7 +39,7 @@ struct ExportCommand: ParsableCommand {
         let protection: BundleProtection = keys.isEmpty
             ? .passphrase(try console.readNewPassphrase(from: "CREDSTORE_BUNDLE_PASSPHRASE", prompt: "Passphrase for the bundle: "))
             : .recipients(keys)
-        try storage.exportSynchronizable(to: URL(fileURLWithPath: file), protection: protection)
+        try storage.sync.export(to: URL(fileURLWithPath: file), protection: protection)
         if global.json {
             console.output.write(JSONValue.object([("file", .string(file))]).rendered + "\n")
         } else {

@@ -44,7 +44,7 @@ struct HistoryCommand: ParsableCommand {
         let protectionSpace = try space.protectionSpace()
         let none = CommandFailure(.notFound, "no kept version of \(user)'s credential at \(Describe.space(protectionSpace)) (see `credstore list`)")
         let storage = try global.location(in: console).openExisting(console, orFail: none)
-        let versions = try storage.keptVersions(of: user, in: protectionSpace)
+        let versions = try storage.sync.keptVersions(of: user, in: protectionSpace)
         func chosen(_ number: Int) throws -> KeptVersion {
             guard number <= versions.count else {
                 throw CommandFailure(.notFound, "\(user)'s credential at \(Describe.space(protectionSpace)) has \(Describe.count(versions.count, "kept version")), not a version \(number); list them with `\(Self.invocation(user: user, space: protectionSpace))`")
@@ -52,7 +52,7 @@ struct HistoryCommand: ParsableCommand {
             return versions[number - 1]
         }
         if let number = restore {
-            try storage.restore(try chosen(number))
+            try storage.sync.restore(try chosen(number))
             if global.json {
                 console.output.write(JSONValue.object([("restored", .number(number))]).rendered + "\n")
             } else {
@@ -65,7 +65,7 @@ struct HistoryCommand: ParsableCommand {
             console.output.write(global.json ? Self.json(version, number: number, withSecrets: true).rendered + "\n" : Describe.cell(version.credential.password) + "\n")
             return
         }
-        let thisDevice = try storage.deviceID
+        let thisDevice = try storage.sync.deviceID
         if global.json {
             console.output.write(JSONValue.array(versions.enumerated().map { Self.json($1, number: $0 + 1, withSecrets: false) }).rendered + "\n")
         } else if versions.isEmpty {

@@ -66,7 +66,7 @@ struct ImportCommand: ParsableCommand {
         }
         let storage = try global.location(in: console).openOrCreate(console)
         let report = try Self.merge(URL(fileURLWithPath: file), into: storage, dryRun: dryRun, console: console)
-        for note in SyncReportNotes.lines(report, bundle: nil, thisDevice: try storage.deviceKey) { console.errors.write(note) }
+        for note in SyncReportNotes.lines(report, bundle: nil, thisDevice: try storage.sync.deviceKey) { console.errors.write(note) }
         for conflict in report.conflicts { console.errors.write(HistoryCommand.conflictNote(conflict)) }
         console.output.write(global.json ? Self.json(report).rendered + "\n" : Self.text(report, dryRun: dryRun))
     }
@@ -78,7 +78,7 @@ struct ImportCommand: ParsableCommand {
         let progress = isatty(STDERR_FILENO) == 1 ? Self.progressLine(console) : nil
         defer { if progress != nil { console.errors.write("\r\u{1B}[K") } }
         do {
-            return try storage.importBundle(from: url, passphrase: passphrase, dryRun: dryRun, progress: progress)
+            return try storage.sync.importBundle(from: url, passphrase: passphrase, dryRun: dryRun, progress: progress)
         } catch let error as CredentialStorageError where error.code == .wrongKey && passphrase == nil {
             // The bundle needs a passphrase and none was given. It unlocks something that exists,
             // so it is a key, like a store's: missing, empty or wrong, the status is 77
@@ -89,7 +89,7 @@ struct ImportCommand: ParsableCommand {
             guard let typed = try console.secrets.readSecret(prompt: "Passphrase of the bundle: "), !typed.isEmpty else {
                 throw CommandFailure(.noPermission, "no passphrase was given; the bundle \(url.path) stays locked and nothing was imported")
             }
-            return try storage.importBundle(from: url, passphrase: typed, dryRun: dryRun, progress: progress)
+            return try storage.sync.importBundle(from: url, passphrase: typed, dryRun: dryRun, progress: progress)
         }
     }
 

@@ -41,16 +41,16 @@ struct SyncCommand: ParsableCommand {
         let folder = URL(fileURLWithPath: directory, isDirectory: true)
         // A store copied or restored onto another machine or home takes its own identity first,
         // so that it never writes the bundle of the store it was copied from.
-        if let renewal = try storage.settleDeviceIdentity() {
+        if let renewal = try storage.sync.settleIdentity() {
             console.errors.write("credstore: note: \(DeviceCommand.announce(renewal))\n")
         }
-        let ownName = "\(try storage.deviceID).csbundle"
+        let ownName = "\(try storage.sync.deviceID).csbundle"
         let ownURL = folder.appendingPathComponent(ownName)
         // Its own bundle merged back first when the store went back since writing it (a restore):
         // the bundle may hold changes no other machine has merged yet.
         let mergedBack: ImportReport?
         do {
-            mergedBack = try storage.checkSyncBundle(at: ownURL)
+            mergedBack = try storage.sync.check(bundleAt: ownURL)
         } catch let error as CredentialStorageError where error.code == .deviceIdentityShared {
             throw CommandFailure(.dataError,
                 "\(error.message). If this store is the copy, give it a device identity of its own with `\(DeviceCommand.resetCommand(global))`, then run `credstore sync` again")
@@ -69,13 +69,13 @@ struct SyncCommand: ParsableCommand {
             var info = stat()
             return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         }
-        let revocations = try storage.applyRevocations(fromBundlesAt: urls)
+        let revocations = try storage.sync.applyRevocations(fromBundlesAt: urls)
         var total = ImportReport()
         total.revocations = revocations
         var merged: [(name: String, report: ImportReport)] = []
         var revocationNote = ImportReport()
         revocationNote.revocations = revocations
-        for note in SyncReportNotes.lines(revocationNote, bundle: nil, thisDevice: try storage.deviceKey) { console.errors.write(note) }
+        for note in SyncReportNotes.lines(revocationNote, bundle: nil, thisDevice: try storage.sync.deviceKey) { console.errors.write(note) }
         if let mergedBack {
             total = mergedBack
             total.revocations = revocations
@@ -99,16 +99,16 @@ struct SyncCommand: ParsableCommand {
                 continue
             }
             do {
-                let report = try storage.importBundle(from: url)
+                let report = try storage.sync.importBundle(from: url)
                 total.added += report.added
                 total.updated += report.updated
                 total.removed += report.removed
                 total.unchanged += report.unchanged
                 total.conflicts += report.conflicts
                 merged.append((name, report))
-                notes += SyncReportNotes.lines(report, bundle: name, thisDevice: try storage.deviceKey)
+                notes += SyncReportNotes.lines(report, bundle: name, thisDevice: try storage.sync.deviceKey)
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
-                skipped.append((name, error.messageWithAdvice(command: "sync", thisDevice: try storage.deviceKey, bundle: url.path)))
+                skipped.append((name, error.messageWithAdvice(command: "sync", thisDevice: try storage.sync.deviceKey, bundle: url.path)))
             } catch let error as CredentialStorageError where [.tamperDetected, .corrupt, .io, .permissionsTooOpen].contains(error.code) {
                 // The store itself is at fault, not the file: stop, as every other command does.
                 throw error
@@ -121,10 +121,10 @@ struct SyncCommand: ParsableCommand {
         for note in notes { console.errors.write(note) }
         for conflict in total.conflicts { console.errors.write(HistoryCommand.conflictNote(conflict)) }
 
-        let recipients = try storage.trustedDevices().map(\.key) + [try storage.deviceKey]
+        let recipients = try storage.sync.trustedDevices().map(\.key) + [try storage.sync.deviceKey]
         // Nothing new: the file stays byte for byte as it was, and a git-backed folder stays clean.
-        let wrote = try storage.exportSynchronizable(to: ownURL, protection: .recipients(recipients))
-        storage.recordSyncBundle(at: ownURL)
+        let wrote = try storage.sync.export(to: ownURL, protection: .recipients(recipients))
+        storage.sync.record(bundleAt: ownURL)
 
         if global.json {
             console.output.write(JSONValue.object([

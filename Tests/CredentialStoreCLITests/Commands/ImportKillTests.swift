@@ -32,7 +32,7 @@ struct ImportKillTests {
         do {
             let storage = try CredentialStorage(at: template, key: .keyFile(Self.keyFile(of: template)), rollbackAnchor: .none)
             try LargeImport.prepare(storage, trusting: sender)
-            recipient = try storage.deviceKey
+            recipient = try storage.sync.deviceKey
         }
         // The template is copied file by file: its connection must be closed (the WAL gone) first.
         let wal = template.path + "-wal"

@@ -296,7 +296,7 @@ struct SyncCommandTests {
         let retired = try CredentialStorage(
             at: fleet.machines[0].root.appendingPathComponent("retired/credentials.db"),
             key: .keyFile(fleet.machines[0].root.appendingPathComponent("retired/store.key")), rollbackAnchor: .none)
-        #expect(try fleet.machines[0].run(["device", "trust", try retired.deviceKey.description] + fleet.machines[0].storeArguments).status == 0)
+        #expect(try fleet.machines[0].run(["device", "trust", try retired.sync.deviceKey.description] + fleet.machines[0].storeArguments).status == 0)
         let old = nowMillis() - 181 * 24 * 3600 * 1000
         let item = SignedBundleItem(
             space: ProtectionSpace(host: "old.example.com", port: 443, protocol: "https", realm: nil, authenticationMethod: nil),

@@ -112,11 +112,11 @@ import CredentialStoreTestSupport
             SignedBundleItem(space: Fixture.space("evil.example.com"), user: "mal\u{0}lory", password: nil, wall: nowMillis()),
         ] {
             let bundle = try forgedBundle(items: [item])
-            expectError(.invalidInput, secrets: [injected]) { try target.importBundle(from: bundle, dryRun: true) }
-            expectError(.invalidInput, secrets: [injected]) { try target.importBundle(from: bundle) }
+            expectError(.invalidInput, secrets: [injected]) { try target.sync.importBundle(from: bundle, dryRun: true) }
+            expectError(.invalidInput, secrets: [injected]) { try target.sync.importBundle(from: bundle) }
         }
         let defaultChoice = try forgedBundle(items: [], defaults: [SignedBundleDefault(space: Fixture.space(), user: "a\nb", wall: nowMillis())])
-        expectError(.invalidInput) { try target.importBundle(from: defaultChoice) }
+        expectError(.invalidInput) { try target.sync.importBundle(from: defaultChoice) }
         #expect(try StoreSnapshot(target).ignoringClock == before)
     }
 
@@ -129,7 +129,7 @@ import CredentialStoreTestSupport
             ProtectionSpace(host: "example.com", port: 443, protocol: "https", realm: "line\nbreak"),
         ] {
             let bundle = try forgedBundle(items: [SignedBundleItem(space: space, user: "mallory", password: "x", wall: nowMillis())])
-            #expect(throws: CredentialStorageError.self) { try target.importBundle(from: bundle) }
+            #expect(throws: CredentialStorageError.self) { try target.sync.importBundle(from: bundle) }
         }
         #expect(try StoreSnapshot(target).ignoringClock == before)
         #expect(try target.entries().isEmpty)

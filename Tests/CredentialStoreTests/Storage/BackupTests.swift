@@ -122,7 +122,7 @@ import Glibc
         do {
             let storage = try store.open()
             try fill(storage)
-            deviceID = try storage.deviceID
+            deviceID = try storage.sync.deviceID
             try storage.backup(to: backup, passphrase: passphrase)
             // Since the backup: alice changed, erin added, carol removed.
             try storage.set(Credential(user: "alice", password: "pw-alice-2"), for: space)
@@ -150,7 +150,7 @@ import Glibc
         #expect(try restored.credentials(for: space)["erin"] == nil)
         #expect(try restored.credentials(for: synced)["carol"]?.password == "pw-carol")
         // Restored where it was made, the store is the same device to its peers.
-        #expect(try restored.deviceID == deviceID)
+        #expect(try restored.sync.deviceID == deviceID)
         try restored.set(Fixture.credential("frank", "pw-frank"), for: space)
         #expect(try store.open().credentials(for: space)["frank"] != nil)
     }

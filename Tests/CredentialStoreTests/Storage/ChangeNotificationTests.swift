@@ -324,7 +324,7 @@ import CredentialStoreTestSupport
     @Test func anotherProcessesImportOfThousandsOfItemsArrivesWholeFromAFewLogEntries() async throws {
         let storage = try store.open()
         let sender = try SyncPeer()
-        try storage.trustDevice(try sender.publicKey)
+        try storage.sync.trust(try sender.publicKey)
         // 2,500 items: more than two of the change log's batches, so the one transaction's changes
         // span three entries, which the watcher must read whole and once each.
         let count = 2 * WritePipeline.changeLogBatchSize + 452
@@ -334,7 +334,7 @@ import CredentialStoreTestSupport
                 space: Fixture.space("imported-\(index).example.com"), user: "user-\(index)", password: "pw-\(index)", wall: now, counter: Int64(index))
         }
         let bundle = sender.file("thousands.csbundle")
-        try sender.storage.writeBundle(items, created: now, for: [storage.deviceKey], to: bundle)
+        try sender.storage.writeBundle(items, created: now, for: [storage.sync.deviceKey], to: bundle)
         let entriesBefore = try await store.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_entries") ?? 0 }
         let stream = storage.changes()
 

@@ -68,7 +68,7 @@ import CredentialStoreTestSupport
             }
         }
         collect { _ = try storage.remove(user: synced.user, for: space) }
-        collect { try storage.untrustDevice(try TemporaryStore().open().deviceKey) }
+        collect { try storage.sync.untrust(try TemporaryStore().open().sync.deviceKey) }
         collect { _ = try DeviceKey("csdev1:nonsense") }
         collect { _ = try DeviceKey("ssh-ed25519 AAAA") }
         collect { try storage.changePassphrase(to: "new") }

@@ -64,7 +64,7 @@ import CredentialStoreTestSupport
             try Data(try BundleFormat.write(contents, protection: .recipients([try receiver.publicKey]), signer: identity)).write(to: url)
             let before = try StoreSnapshot(receiver.storage)
             #expect("\(seconds)") {
-                try receiver.storage.importBundle(from: url)
+                try receiver.storage.sync.importBundle(from: url)
             } throws: { ($0 as? CredentialStorageError)?.code == .invalidInput }
             #expect(try StoreSnapshot(receiver.storage) == before)
         }

@@ -42,7 +42,7 @@ import Testing
             var credential = Fixture.credential("alice", "pw")
             credential.persistence = .synchronizable
             try storage.set(credential, for: space)
-            #expect(try storage.exportSynchronizable(to: url, protection: .passphrase("bundle passphrase")))
+            #expect(try storage.sync.export(to: url, protection: .passphrase("bundle passphrase")))
         }
         store.waitUntilClosed()
         return (try slotCost(), try bundleCost(url))

@@ -120,7 +120,7 @@ import CredentialStoreTestSupport
         let stamp = try makeVersion6Store().stamp
         let storage = try store.open()
         #expect(try storage.verify().isSound)
-        #expect(try storage.deviceID == stamp.device.map { String(format: "%02x", $0) }.joined(), "the device identity survives the rename")
+        #expect(try storage.sync.deviceID == stamp.device.map { String(format: "%02x", $0) }.joined(), "the device identity survives the rename")
         // The synchronizable credential stored before sync existed now has a live register, newer
         // than anything before the migration, so it is exported; the register left without its
         // credential is a tombstone with its own reading, which deletes nothing newer elsewhere.
@@ -130,11 +130,11 @@ import CredentialStoreTestSupport
         #expect(orphan.deleted && orphan.stamp == stamp)
         #expect(try syncRegister(storage, space, "carol") == SyncItemState(space: space, user: "carol", stamp: stamp, deleted: false))
         let peer = try SyncPeer()
-        try storage.trustDevice(try peer.publicKey)
-        try peer.storage.trustDevice(try storage.deviceKey)
+        try storage.sync.trust(try peer.publicKey)
+        try peer.storage.sync.trust(try storage.sync.deviceKey)
         let bundle = peer.file("from-migrated.csbundle")
-        try storage.exportSynchronizable(to: bundle, protection: .recipients([try peer.publicKey]))
-        #expect(try peer.storage.importBundle(from: bundle) == ImportReport(added: 2, unchanged: 2))
+        try storage.sync.export(to: bundle, protection: .recipients([try peer.publicKey]))
+        #expect(try peer.storage.sync.importBundle(from: bundle) == ImportReport(added: 2, unchanged: 2))
         #expect(try peer.storage.credentials(for: space).mapValues(\.password) == ["carol": "carol-pw", "legacy": "legacy-pw"])
         // And it keeps working: a write, a reopen.
         try storage.set(Credential(user: "carol", password: "carol-2", persistence: .synchronizable), for: space)

@@ -118,13 +118,13 @@ import CredentialStoreTestSupport
                 try storage.setDefaultCredential(Fixture.credential("dave", "d1", .synchronizable), for: synced)
                 try storage.set(Fixture.credential("erin", "e1", .synchronizable), for: gone)
                 try storage.set(Fixture.credential("frank", "f1", .synchronizable), for: gone)
-                try storage.trustDevice(try peer.publicKey)
-                try peer.storage.trustDevice(try storage.deviceKey)
+                try storage.sync.trust(try peer.publicKey)
+                try peer.storage.sync.trust(try storage.sync.deviceKey)
                 let first = peer.file("first.csbundle")
-                try storage.exportSynchronizable(to: first, protection: .recipients([try peer.publicKey]))
-                try peer.storage.importBundle(from: first)
+                try storage.sync.export(to: first, protection: .recipients([try peer.publicKey]))
+                try peer.storage.sync.importBundle(from: first)
                 let replay = peer.file("replay.csbundle")
-                try peer.storage.exportSynchronizable(to: replay, protection: .recipients([try storage.deviceKey]))
+                try peer.storage.sync.export(to: replay, protection: .recipients([try storage.sync.deviceKey]))
                 self.replay = replay
             }
             store.waitUntilClosed()
@@ -137,14 +137,14 @@ import CredentialStoreTestSupport
                 try storage.setDefaultCredential(Credential(user: "alice", password: "a2", label: "home"), for: perm)
                 _ = try storage.remove(user: "erin", for: gone, options: .removeSynchronizable)
                 try storage.setDefaultCredential(Fixture.credential("carol", "c2", .synchronizable), for: synced)
-                try storage.trustDevice(try other.deviceKey)
+                try storage.sync.trust(try other.sync.deviceKey)
                 // A concurrent edit that this store loses: its version is kept (kept_versions).
                 try storage.set(Fixture.credential("grace", "g-here", .synchronizable), for: synced)
                 usleep(5_000)
                 try peer.storage.set(Fixture.credential("grace", "g-peer", .synchronizable), for: synced)
                 let conflict = peer.file("conflict.csbundle")
-                try peer.storage.exportSynchronizable(to: conflict, protection: .recipients([try storage.deviceKey]))
-                try storage.importBundle(from: conflict)
+                try peer.storage.sync.export(to: conflict, protection: .recipients([try storage.sync.deviceKey]))
+                try storage.sync.importBundle(from: conflict)
                 if rekey { try storage.rekey() }
             }
             store.waitUntilClosed()
@@ -192,17 +192,17 @@ import CredentialStoreTestSupport
                 try storage.entries(matching: query).map { "\($0.space.host)/\($0.user)" }.joined(separator: ",")
             }
             let defaults = try spaces.map { "\($0.host): \(try storage.defaultCredential(for: $0)?.user ?? "-")" }
-            let trusted = try storage.trustedDevices().map(\.key.description)
-            let device = try storage.deviceKey.description + (try storage.deviceID)
+            let trusted = try storage.sync.trustedDevices().map(\.key.description)
+            let device = try storage.sync.deviceKey.description + (try storage.sync.deviceID)
             let bundle = store.directory.deletingLastPathComponent().appendingPathComponent("self-\(UUID().uuidString).csbundle")
             defer { try? FileManager.default.removeItem(at: bundle) }
-            try storage.exportSynchronizable(to: bundle, protection: .recipients([try storage.deviceKey]))
+            try storage.sync.export(to: bundle, protection: .recipients([try storage.sync.deviceKey]))
             let contents = try BundleFormat.read([UInt8](try Data(contentsOf: bundle)), passphrase: nil, device: try storage.deviceIdentity())
             let exported = contents.items.map { "\($0.space.host)/\($0.user)@\($0.stamp.wall).\($0.stamp.counter)=\($0.password ?? "deleted")" }.sorted()
                 + contents.defaults.map { "default \($0.space.host)=\($0.user ?? "-")@\($0.stamp.wall).\($0.stamp.counter)" }.sorted()
             let clock = try storage.repository.read { try $0.syncClock() }.map { [$0.wall, $0.counter] } ?? []
-            let kept = try storage.keptVersions(of: "grace", in: spaces[1]).map { "\($0.credential.password) \($0.written) \($0.replaced)" }
-            let report = try storage.importBundle(from: replay)
+            let kept = try storage.sync.keptVersions(of: "grace", in: spaces[1]).map { "\($0.credential.password) \($0.written) \($0.replaced)" }
+            let report = try storage.sync.importBundle(from: replay)
             return Answers(
                 credentials: credentials, searched: searched, defaults: defaults, trusted: trusted, device: device, exported: exported, clock: clock,
                 replay: "\(report)", afterReplay: render(try storage.allCredentials()), kept: kept)

@@ -126,14 +126,14 @@ import Glibc
         try laptop.set(Fixture.credential("alice", "synced", .synchronizable), for: Fixture.space())
         let peer = try TemporaryStore()
         let desktop = try peer.open()
-        try desktop.trustDevice(try laptop.deviceKey)
-        let recipient = try desktop.deviceKey
+        try desktop.sync.trust(try laptop.sync.deviceKey)
+        let recipient = try desktop.sync.deviceKey
         let bundle = store.file("laptop.csbundle")
 
-        let outcomes = atOnce(8) { _ in try laptop.exportSynchronizable(to: bundle, protection: .recipients([recipient])) }
+        let outcomes = atOnce(8) { _ in try laptop.sync.export(to: bundle, protection: .recipients([recipient])) }
         let failures = outcomes.compactMap { if case .failure(let error) = $0 { "\(error)" } else { nil } }
         #expect(failures.isEmpty, "\(failures)")
-        #expect(try desktop.importBundle(from: bundle) == ImportReport(added: 1))
+        #expect(try desktop.sync.importBundle(from: bundle) == ImportReport(added: 1))
         let left = try FileManager.default.contentsOfDirectory(atPath: bundle.deletingLastPathComponent().path)
         #expect(!left.contains { $0.hasPrefix(".laptop.csbundle.") }, "temporaries were left: \(left)")
     }

@@ -77,7 +77,7 @@ import CredentialStoreTestSupport
             _ = try storage.remove(user: "bob", for: space)
             try storage.set(Fixture.credential("carol", "c1", .synchronizable), for: Fixture.space("other.example.com"))
             let other = try TemporaryStore().open()
-            try storage.trustDevice(try other.deviceKey)
+            try storage.sync.trust(try other.sync.deviceKey)
             try storage.rekey()
             try storage.set(Fixture.credential("dave", "d1"), for: space)
         }
@@ -155,13 +155,13 @@ import CredentialStoreTestSupport
     @Test func aTrustedDeviceCopiedInFromAnotherStoreIsDetected() throws {
         let other = try TemporaryStore()
         do {
-            _ = try store.open().deviceKey
+            _ = try store.open().sync.deviceKey
             let trusting = try other.open()
-            try trusting.trustDevice(try TemporaryStore().open().deviceKey)
+            try trusting.sync.trust(try TemporaryStore().open().sync.deviceKey)
         }
         let foreign = try other.rawDatabase().read { try Row.fetchAll($0, sql: "SELECT * FROM trusted_devices") }
         try edit { db in try insert(foreign[0], into: "trusted_devices", db) }
-        try expectSealBroken { storage in expectError(.tamperDetected) { try storage.trustedDevices() } }
+        try expectSealBroken { storage in expectError(.tamperDetected) { try storage.sync.trustedDevices() } }
     }
 
     @Test(arguments: [
@@ -405,7 +405,7 @@ import CredentialStoreTestSupport
             let storage = try store.open()
             for index in 0..<5 { try storage.set(Fixture.credential("user\(index)"), for: space) }
             try storage.rekey()
-            try storage.trustDevice(try TemporaryStore().open().deviceKey)
+            try storage.sync.trust(try TemporaryStore().open().sync.deviceKey)
         }
         // Another instance writing too, and many reopenings.
         for round in 0..<3 {

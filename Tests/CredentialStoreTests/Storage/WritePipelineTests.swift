@@ -38,12 +38,12 @@ import CredentialStoreTestSupport
         let position = try desktop.storage.repository.read { try $0.changeLogPosition() }
         let seal = try desktop.storage.repository.read { try $0.tableSeal() }
 
-        #expect(try desktop.storage.importBundle(from: bundle, dryRun: true) == ImportReport(added: 1))
+        #expect(try desktop.storage.sync.importBundle(from: bundle, dryRun: true) == ImportReport(added: 1))
         #expect(try StoreSnapshot(desktop.storage) == before, "registers, clock and trusted devices untouched")
         #expect(try desktop.storage.repository.read { try $0.changeLogPosition() } == position, "nothing logged")
         #expect(try desktop.storage.repository.read { try $0.tableSeal() } == seal, "the seal not moved on")
         #expect(try desktop.storage.credentials(for: space).isEmpty)
-        #expect(try desktop.storage.importBundle(from: bundle) == ImportReport(added: 1))
+        #expect(try desktop.storage.sync.importBundle(from: bundle) == ImportReport(added: 1))
     }
 
     @Test func aLocalWriteKeepsItsSyncRegisterFromTheRowItWrote() throws {

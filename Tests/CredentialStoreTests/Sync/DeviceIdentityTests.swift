@@ -29,31 +29,31 @@ import CredentialStoreTestSupport
         do {
             let storage = try store.open()
             try storage.set(Fixture.credential("carol", "pw-carol", .synchronizable), for: space)
-            try storage.trustDevice(try peer.publicKey)
-            (deviceID, deviceKey) = (try storage.deviceID, try storage.deviceKey)
+            try storage.sync.trust(try peer.publicKey)
+            (deviceID, deviceKey) = (try storage.sync.deviceID, try storage.sync.deviceKey)
             try storage.backup(to: backup, passphrase: passphrase)
         }
         store.waitUntilClosed()
 
         try restore(backup, into: store)
         let home = try store.open()
-        #expect(try home.settleDeviceIdentity() == nil)
-        #expect(try home.deviceID == deviceID && home.deviceKey == deviceKey)
+        #expect(try home.sync.settleIdentity() == nil)
+        #expect(try home.sync.deviceID == deviceID && home.sync.deviceKey == deviceKey)
 
         let elsewhere = try TemporaryStore()
         try restore(backup, into: elsewhere)
         let restored = try elsewhere.open()
-        let renewal = try #require(try restored.settleDeviceIdentity())
+        let renewal = try #require(try restored.sync.settleIdentity())
         #expect(renewal.previousID == deviceID && renewal.previousKey == deviceKey)
-        #expect(try restored.deviceID == renewal.id && restored.deviceKey == renewal.key)
+        #expect(try restored.sync.deviceID == renewal.id && restored.sync.deviceKey == renewal.key)
         #expect(renewal.id != deviceID && renewal.key != deviceKey)
         // The same user's data, a new device: the credential and the trusted peer stay, and the
         // device it came from is trusted as another one.
         #expect(try restored.credentials(for: space)["carol"]?.password == "pw-carol")
-        #expect(try Set(restored.trustedDevices().map(\.key)) == [try peer.publicKey, deviceKey])
+        #expect(try Set(restored.sync.trustedDevices().map(\.key)) == [try peer.publicKey, deviceKey])
         // Once: it is this home's identity from now on, across opens.
-        #expect(try restored.settleDeviceIdentity() == nil)
-        #expect(try elsewhere.open().deviceID == renewal.id)
+        #expect(try restored.sync.settleIdentity() == nil)
+        #expect(try elsewhere.open().sync.deviceID == renewal.id)
         #expect(try restored.verify().isSound)
     }
 
@@ -62,27 +62,27 @@ import CredentialStoreTestSupport
         do {
             // Opened without a state folder, the identity records no place, as older versions made it.
             let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .none)
-            deviceID = try storage.deviceID
+            deviceID = try storage.sync.deviceID
         }
         store.waitUntilClosed()
         do {
             let opened = try store.open()
-            #expect(try opened.settleDeviceIdentity() == nil)
-            #expect(try opened.deviceID == deviceID)
+            #expect(try opened.sync.settleIdentity() == nil)
+            #expect(try opened.sync.deviceID == deviceID)
         }
         // Claimed for this home: a copy in another home now takes its own.
         let copy = try store.copy()
-        #expect(try copy.open().deviceID != deviceID)
-        #expect(try store.open().deviceID == deviceID)
+        #expect(try copy.open().sync.deviceID != deviceID)
+        #expect(try store.open().sync.deviceID == deviceID)
     }
 
     @Test func deviceResetGivesANewIdentityThatTrustsTheOldKey() throws {
         let storage = try store.open()
-        let (deviceID, deviceKey) = (try storage.deviceID, try storage.deviceKey)
-        let renewal = try storage.resetDeviceIdentity()
+        let (deviceID, deviceKey) = (try storage.sync.deviceID, try storage.sync.deviceKey)
+        let renewal = try storage.sync.resetIdentity()
         #expect(renewal.previousID == deviceID && renewal.id != deviceID)
-        #expect(try storage.deviceID == renewal.id)
-        #expect(try storage.trustedDevices().map(\.key) == [deviceKey])
+        #expect(try storage.sync.deviceID == renewal.id)
+        #expect(try storage.sync.trustedDevices().map(\.key) == [deviceKey])
         #expect(try storage.verify().isSound)
     }
 }

@@ -10,7 +10,7 @@ import CredentialStoreTestSupport
 /// A device key: read from the text people copy, refused when mistyped, written back unchanged.
 @Suite struct DeviceKeyTests {
     @Test func theTextAStoreShowsReadsBackAsTheSameKey() throws {
-        let key = try TemporaryStore().open().deviceKey
+        let key = try TemporaryStore().open().sync.deviceKey
         let text = key.description
         #expect(text.hasPrefix("csdev1:"))
         #expect(try DeviceKey(text) == key)
@@ -42,13 +42,13 @@ import CredentialStoreTestSupport
     }
 
     @Test func aTruncatedOrLengthenedKeyIsRefused() throws {
-        let text = try TemporaryStore().open().deviceKey.description
+        let text = try TemporaryStore().open().sync.deviceKey.description
         expectError(.invalidInput) { try DeviceKey(String(text.dropLast(2))) }
         expectError(.invalidInput) { try DeviceKey(text + "AAAA") }
     }
 
     @Test func itEncodesAsItsTextAndRefusesToDecodeAnythingElse() throws {
-        let key = try TemporaryStore().open().deviceKey
+        let key = try TemporaryStore().open().sync.deviceKey
         let json = try JSONEncoder().encode([key])
         #expect(String(decoding: json, as: UTF8.self) == "[\"\(key.description)\"]")
         #expect(try JSONDecoder().decode([DeviceKey].self, from: json) == [key])
@@ -57,12 +57,12 @@ import CredentialStoreTestSupport
 
     @Test func trustingByKeyIsWhatTheTextFormsDid() throws {
         let storage = try TemporaryStore().open()
-        let other = try TemporaryStore().open().deviceKey
-        try storage.trustDevice(other)
-        try storage.trustDevice(other)
-        #expect(try storage.trustedDevices().map(\.key) == [other], "trusting twice changes nothing")
-        try storage.untrustDevice(other)
-        #expect(try storage.trustedDevices().map(\.key).isEmpty)
-        expectError(.notFound) { try storage.untrustDevice(other) }
+        let other = try TemporaryStore().open().sync.deviceKey
+        try storage.sync.trust(other)
+        try storage.sync.trust(other)
+        #expect(try storage.sync.trustedDevices().map(\.key) == [other], "trusting twice changes nothing")
+        try storage.sync.untrust(other)
+        #expect(try storage.sync.trustedDevices().map(\.key).isEmpty)
+        expectError(.notFound) { try storage.sync.untrust(other) }
     }
 }

@@ -147,7 +147,7 @@ final class FleetSimulation {
             let clock = TestClock(startingAt: base + skew)
             let peer = try SyncPeer(clock: clock)
             let key = try peer.publicKey
-            devices.append(Device(peer: peer, clock: clock, key: key, bundle: folder.appendingPathComponent("\(try peer.storage.deviceID).csbundle"), skew: skew))
+            devices.append(Device(peer: peer, clock: clock, key: key, bundle: folder.appendingPathComponent("\(try peer.storage.sync.deviceID).csbundle"), skew: skew))
         }
         try trust(devices.map(\.peer), devices.map(\.peer))
         trace.append("skews (min): \(devices.map { $0.skew / 60_000 })")
@@ -246,7 +246,7 @@ final class FleetSimulation {
             let report: ImportReport
             sequence += 1
             do {
-                report = try storage.importBundle(from: device.bundle)
+                report = try storage.sync.importBundle(from: device.bundle)
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore || error.code == .bundleTooOld {
                 line += " d\(other):\(error.code.rawValue)"
                 events[error.code.rawValue, default: 0] += 1
@@ -271,8 +271,8 @@ final class FleetSimulation {
             }
             events["imports", default: 0] += 1
         }
-        let recipients = try storage.trustedDevices().map(\.key) + [devices[d].key]
-        if try storage.exportSynchronizable(to: devices[d].bundle, protection: .recipients(recipients)) {
+        let recipients = try storage.sync.trustedDevices().map(\.key) + [devices[d].key]
+        if try storage.sync.export(to: devices[d].bundle, protection: .recipients(recipients)) {
             sequence += 1
             devices[d].exportedAt = sequence
             line += " wrote"
@@ -341,7 +341,7 @@ final class FleetSimulation {
     private func untrust(_ d: Int) throws {
         guard untrusted.isEmpty, revocation == nil, try everyoneTrustsEveryone() else { return }
         let other = devices.indices.filter { $0 != d }.randomElement(using: &random)!
-        try devices[d].peer.storage.untrustDevice(devices[other].key)
+        try devices[d].peer.storage.sync.untrust(devices[other].key)
         untrustedSinceQuietRound = true
         if Bool.random(using: &random) {
             untrusted[Pair(truster: d, trusted: other)] = op + Int.random(in: 1...5, using: &random)
@@ -354,7 +354,7 @@ final class FleetSimulation {
 
     private func everyoneTrustsEveryone() throws -> Bool {
         try devices.indices.allSatisfy { d in
-            try Set(devices[d].peer.storage.trustedDevices().map(\.key)).isSuperset(of: devices.indices.filter { $0 != d }.map { devices[$0].key })
+            try Set(devices[d].peer.storage.sync.trustedDevices().map(\.key)).isSuperset(of: devices.indices.filter { $0 != d }.map { devices[$0].key })
         }
     }
 
@@ -364,7 +364,7 @@ final class FleetSimulation {
         let revoked = devices[watched.revoked]
         for other in devices.indices where other != watched.revoked && devices[other].exportedAt != nil {
             do {
-                let report = try revoked.peer.storage.importBundle(from: devices[other].bundle)
+                let report = try revoked.peer.storage.sync.importBundle(from: devices[other].bundle)
                 fail("d\(watched.revoked), revoked by d\(watched.revoker), merged d\(other)'s bundle after every other device merged the revocation: \(report)")
                 return
             } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore {
@@ -391,7 +391,7 @@ final class FleetSimulation {
 
     private func retrustDue() throws {
         for (pair, due) in untrusted.sorted(by: { ($0.key.truster, $0.key.trusted) < ($1.key.truster, $1.key.trusted) }) where due <= op {
-            try devices[pair.truster].peer.storage.trustDevice(devices[pair.trusted].key)
+            try devices[pair.truster].peer.storage.sync.trust(devices[pair.trusted].key)
             untrusted[pair] = nil
             trace.append("\(op) d\(pair.truster) trust d\(pair.trusted)")
         }
@@ -427,7 +427,7 @@ final class FleetSimulation {
             for _ in 0...(2 * devices.count) {
                 try trustAll()
                 for d in devices.indices.shuffled(using: &random) { try sync(d) }
-                if try devices.allSatisfy({ try $0.peer.storage.revokedDevices().isEmpty }) { break }
+                if try devices.allSatisfy({ try $0.peer.storage.sync.revokedDevices().isEmpty }) { break }
             }
         }
         try trustAll()
@@ -448,7 +448,7 @@ final class FleetSimulation {
     private func check() throws {
         // Trusted again everywhere, nothing after it untrusts anyone.
         for d in devices.indices {
-            let trusted = Set(try devices[d].peer.storage.trustedDevices().map(\.key))
+            let trusted = Set(try devices[d].peer.storage.sync.trustedDevices().map(\.key))
             let missing = devices.indices.filter { $0 != d && !trusted.contains(devices[$0].key) }
             if !missing.isEmpty {
                 fail("d\(d) no longer trusts \(missing.map { "d\($0)" }) after every device trusted every other again")

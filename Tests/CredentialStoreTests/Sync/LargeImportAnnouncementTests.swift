@@ -20,8 +20,8 @@ import CredentialStoreTestSupport
         let template = try TemporaryStore()
         do {
             let storage = try template.open()
-            _ = try storage.deviceKey  // the copy opens bundles sealed to this key too
-            try storage.trustDevice(try sender.publicKey)
+            _ = try storage.sync.deviceKey  // the copy opens bundles sealed to this key too
+            try storage.sync.trust(try sender.publicKey)
             try storage.set(Credential(user: "kept", password: "local", persistence: .permanent), for: space(4))
         }
         let copy = try template.copy()
@@ -36,7 +36,7 @@ import CredentialStoreTestSupport
         }
         let defaults = (0..<7).map { index in SignedBundleDefault(space: space(index), user: "user-\(index + 7)", wall: now, counter: 0) }
         let bundle = sender.file("large.csbundle")
-        try sender.storage.writeBundle(items, defaults: defaults, for: [try capped.deviceKey], to: bundle)
+        try sender.storage.writeBundle(items, defaults: defaults, for: [try capped.sync.deviceKey], to: bundle)
 
         capped.announcementCap = 16
         let cappedStream = capped.changes()
@@ -47,8 +47,8 @@ import CredentialStoreTestSupport
         }
         defer { NotificationCenter.default.removeObserver(token) }
 
-        #expect(try capped.importBundle(from: bundle) == ImportReport(added: 299, updated: 1))
-        #expect(try reference.importBundle(from: bundle) == ImportReport(added: 299, updated: 1))
+        #expect(try capped.sync.importBundle(from: bundle) == ImportReport(added: 299, updated: 1))
+        #expect(try reference.sync.importBundle(from: bundle) == ImportReport(added: 299, updated: 1))
         // A later write's change comes after every change of the import.
         let later = Credential(user: "later", password: "pw", persistence: .permanent)
         try capped.set(later, for: space(0))

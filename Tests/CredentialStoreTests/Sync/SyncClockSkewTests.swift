@@ -26,24 +26,24 @@ import CredentialStoreTestSupport
 
     @Test func aRelayedReadingFromAFastClockIsHeldBackAndTheRestMerges() throws {
         try c.storage.set(sync("from-c", "c"), for: space)
-        try a.storage.importBundle(from: c.export(to: [a]))
+        try a.storage.sync.importBundle(from: c.export(to: [a]))
         try a.storage.set(sync("from-a", "a"), for: space)
         try b.storage.set(sync("from-b", "b"), for: space)
 
         // A's bundle carries C's reading, and that of A's own change made after it, which A's
         // clock stamped past C's: both are held back, A's bundle is not refused, and only C is named.
         let relayed = try a.export(to: [b])
-        let report = try b.storage.importBundle(from: relayed)
+        let report = try b.storage.sync.importBundle(from: relayed)
         #expect(report.heldBack == 2 && report.added == 0, "\(report)")
-        #expect(report.clocksAhead == [try c.storage.deviceID], "the machine whose clock is ahead is named, not A")
+        #expect(report.clocksAhead == [try c.storage.sync.deviceID], "the machine whose clock is ahead is named, not A")
         #expect(try b.storage.credentials(for: space).keys.sorted() == ["from-b"])
 
         // B's own edits still travel to A.
-        #expect(try a.storage.importBundle(from: b.export(to: [a])).added == 1)
+        #expect(try a.storage.sync.importBundle(from: b.export(to: [a])).added == 1)
 
         // Once the clocks agree within the rule, the held-back changes merge.
         for clock in clocks { clock.advance(by: 2 * hour) }
-        let later = try b.storage.importBundle(from: relayed)
+        let later = try b.storage.sync.importBundle(from: relayed)
         #expect(later.added == 2 && later.heldBack == 0, "\(later)")
         #expect(try b.storage.credentials(for: space).keys.sorted() == ["from-a", "from-b", "from-c"])
     }
@@ -51,17 +51,17 @@ import CredentialStoreTestSupport
     @Test func aBundleFromAFastClockIsRefusedNamingThatMachine() throws {
         try c.storage.set(sync("from-c", "c"), for: space)
         let bundle = try c.export(to: [b])
-        let error = #expect(throws: CredentialStorageError.self) { try b.storage.importBundle(from: bundle) }
+        let error = #expect(throws: CredentialStorageError.self) { try b.storage.sync.importBundle(from: bundle) }
         #expect(error?.code == .invalidBundle)
-        #expect(error?.message.contains(try c.storage.deviceID) == true, "\(String(describing: error))")
-        #expect(error?.message.contains(try a.storage.deviceID) == false)
+        #expect(error?.message.contains(try c.storage.sync.deviceID) == true, "\(String(describing: error))")
+        #expect(error?.message.contains(try a.storage.sync.deviceID) == false)
     }
 
     @Test func aBundleIsNotRefusedForItsCreationTimeWhenItsChangesAreWithinTheRule() throws {
         // C relays A's change: its bundle is created 25 hours ahead of B's clock, its change is not.
         try a.storage.set(sync("from-a", "a"), for: space)
-        try c.storage.importBundle(from: a.export(to: [c]))
-        let report = try b.storage.importBundle(from: c.export(to: [b]))
+        try c.storage.sync.importBundle(from: a.export(to: [c]))
+        let report = try b.storage.sync.importBundle(from: c.export(to: [b]))
         #expect(report == ImportReport(added: 1))
         #expect(try b.storage.credentials(for: space)["from-a"]?.password == "a")
     }

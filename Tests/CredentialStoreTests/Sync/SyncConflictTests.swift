@@ -29,7 +29,7 @@ import CredentialStoreTestSupport
     @discardableResult
     private func send(_ from: SyncPeer, to: SyncPeer) throws -> ImportReport {
         later()
-        return try to.storage.importBundle(from: try from.export(to: [to]))
+        return try to.storage.sync.importBundle(from: try from.export(to: [to]))
     }
 
     /// A second later on both machines.
@@ -60,11 +60,11 @@ import CredentialStoreTestSupport
         #expect(try password(laptop) == "pw-desktop")
         #expect(try password(desktop) == "pw-desktop")
 
-        let kept = try laptop.storage.keptVersions(of: "alice", in: space)
+        let kept = try laptop.storage.sync.keptVersions(of: "alice", in: space)
         #expect(kept.map(\.credential.password) == ["pw-laptop"])
-        #expect(kept.first?.writtenBy == (try laptop.storage.deviceID))
-        #expect(kept.first?.replacedBy == (try desktop.storage.deviceID))
-        #expect(try desktop.storage.keptVersions(of: "alice", in: space).isEmpty)
+        #expect(kept.first?.writtenBy == (try laptop.storage.sync.deviceID))
+        #expect(kept.first?.replacedBy == (try desktop.storage.sync.deviceID))
+        #expect(try desktop.storage.sync.keptVersions(of: "alice", in: space).isEmpty)
         #expect(!"\(kept)".contains("pw-laptop"))
 
         let heard = await collectArrived(changes, count: 4, timeout: .seconds(5))
@@ -76,7 +76,7 @@ import CredentialStoreTestSupport
 
         // Restoring is a new write: it wins on both machines, and is no conflict there.
         later()
-        try laptop.storage.restore(try #require(kept.first))
+        try laptop.storage.sync.restore(try #require(kept.first))
         #expect(try password(laptop) == "pw-laptop")
         #expect(try send(laptop, to: desktop).conflicts.isEmpty)
         #expect(try send(desktop, to: laptop).conflicts.isEmpty)
@@ -111,7 +111,7 @@ import CredentialStoreTestSupport
         let report = try send(desktop, to: laptop)
         #expect(report.conflicts == [SyncConflict(space: space, user: "alice", kept: true)])
         #expect(try password(laptop) == "for the fleet", "every machine holds the fleet's value")
-        let kept = try laptop.storage.keptVersions(of: "alice", in: space)
+        let kept = try laptop.storage.sync.keptVersions(of: "alice", in: space)
         #expect(kept.map(\.credential.password) == ["laptop only"])
         #expect(kept.first?.credential.persistence == .permanent, "kept as it was: never in a bundle")
         // The kept permanent value never leaves the laptop.
@@ -132,7 +132,7 @@ import CredentialStoreTestSupport
         let report = try send(desktop, to: laptop)
         #expect(report.conflicts == [SyncConflict(space: space, user: "alice", kept: true)])
         #expect(try password(laptop) == "edited on the desktop")
-        #expect(try laptop.storage.keptVersions(of: "alice", in: space).map(\.credential.password) == ["mine alone"])
+        #expect(try laptop.storage.sync.keptVersions(of: "alice", in: space).map(\.credential.password) == ["mine alone"])
         #expect(try send(laptop, to: desktop).conflicts.isEmpty)
         #expect(try password(desktop) == "edited on the desktop")
     }
@@ -142,10 +142,10 @@ import CredentialStoreTestSupport
         later()
         try desktop.storage.set(sync("alice", "pw-desktop"), for: space)
         try send(desktop, to: laptop)
-        let kept = try #require(try laptop.storage.keptVersions(of: "alice", in: space).first)
+        let kept = try #require(try laptop.storage.sync.keptVersions(of: "alice", in: space).first)
         // The user then takes alice out of sync on the laptop, with a value of its own.
         try laptop.storage.set(Credential(user: "alice", password: "laptop only", persistence: .permanent), for: space, options: .removeSynchronizable)
-        expectError(.invalidInput) { try laptop.storage.restore(kept) }
+        expectError(.invalidInput) { try laptop.storage.sync.restore(kept) }
         let current = try #require(try laptop.storage.credentials(for: space)["alice"])
         #expect(current.password == "laptop only" && current.persistence == .permanent)
     }
@@ -156,7 +156,7 @@ import CredentialStoreTestSupport
         try desktop.storage.set(sync("alice", "same"), for: space)
         let report = try send(desktop, to: laptop)
         #expect(report.conflicts.isEmpty)
-        #expect(try laptop.storage.keptVersions(of: "alice", in: space).isEmpty)
+        #expect(try laptop.storage.sync.keptVersions(of: "alice", in: space).isEmpty)
     }
 
     @Test func anEditOfA23HourSlowMachineThatLosesToAnEarlierOneIsKept() throws {
@@ -168,14 +168,14 @@ import CredentialStoreTestSupport
         try laptop.storage.set(sync("alice", "pw-laptop-6h-later"), for: space)
 
         // By the clocks the desktop's edit is 17 hours newer, and wins: the laptop keeps its own.
-        let report = try laptop.storage.importBundle(from: try desktop.export(to: [laptop]))
+        let report = try laptop.storage.sync.importBundle(from: try desktop.export(to: [laptop]))
         #expect(report.conflicts == [SyncConflict(space: space, user: "alice", kept: true)])
         #expect(try password(laptop) == "pw-desktop")
-        let kept = try laptop.storage.keptVersions(of: "alice", in: space)
+        let kept = try laptop.storage.sync.keptVersions(of: "alice", in: space)
         #expect(kept.map(\.credential.password) == ["pw-laptop-6h-later"])
 
         // Restored on the slow machine, it wins everywhere (its clock has moved past the desktop's).
-        try laptop.storage.restore(try #require(kept.first))
+        try laptop.storage.sync.restore(try #require(kept.first))
         try send(laptop, to: desktop)
         #expect(try password(desktop) == "pw-laptop-6h-later")
     }
@@ -190,7 +190,7 @@ import CredentialStoreTestSupport
 
         #expect(try send(desktop, to: laptop).conflicts.isEmpty)
         #expect(try password(laptop) == "pw-2")
-        #expect(try laptop.storage.keptVersions(of: "alice", in: space).isEmpty)
+        #expect(try laptop.storage.sync.keptVersions(of: "alice", in: space).isEmpty)
     }
 
     @Test func keptVersionsSurviveARekeyAndExpireWithTheTombstoneWindow() throws {
@@ -202,12 +202,12 @@ import CredentialStoreTestSupport
 
         // A rekey re-seals them; they stay readable.
         try laptop.storage.rekey()
-        #expect(try laptop.storage.keptVersions(of: "alice", in: space).map(\.credential.password) == ["pw-laptop"])
+        #expect(try laptop.storage.sync.keptVersions(of: "alice", in: space).map(\.credential.password) == ["pw-laptop"])
 
         // Once deletions are no longer remembered they are no longer listed, and the next import drops them.
         let expired = SyncLedger.tombstoneLifetimeMillis + TestClock.day
         laptopClock.advance(by: expired)
-        #expect(try laptop.storage.keptVersions(of: "alice", in: space).isEmpty)
+        #expect(try laptop.storage.sync.keptVersions(of: "alice", in: space).isEmpty)
         desktopClock.advance(by: expired)
         try send(desktop, to: laptop)
         #expect(try keptRows(laptop) == 0)
@@ -222,20 +222,20 @@ import CredentialStoreTestSupport
 
         #expect(try laptop.storage.remove(user: "alice", for: space, options: .removeSynchronizable))
         #expect(try keptRows(laptop) == 0)
-        #expect(try laptop.storage.keptVersions(of: "alice", in: space).isEmpty)
+        #expect(try laptop.storage.sync.keptVersions(of: "alice", in: space).isEmpty)
         #expect(try laptop.storage.verify().isSound)
     }
 
     @Test func aCredentialKeepsAtMostItsLimitOfVersions() throws {
-        for round in 0...CredentialStorage.keptVersionsPerCredential {
+        for round in 0...SyncDevice.keptVersionsPerCredential {
             try laptop.storage.set(sync("alice", "pw-laptop-\(round)"), for: space)
             later()
             try desktop.storage.set(sync("alice", "pw-desktop-\(round)"), for: space)
             #expect(try send(desktop, to: laptop).conflicts.count == 1)
         }
-        let kept = try laptop.storage.keptVersions(of: "alice", in: space)
-        #expect(kept.count == CredentialStorage.keptVersionsPerCredential)
-        #expect(kept.first?.credential.password == "pw-laptop-\(CredentialStorage.keptVersionsPerCredential)")
+        let kept = try laptop.storage.sync.keptVersions(of: "alice", in: space)
+        #expect(kept.count == SyncDevice.keptVersionsPerCredential)
+        #expect(kept.first?.credential.password == "pw-laptop-\(SyncDevice.keptVersionsPerCredential)")
         #expect(!kept.map(\.credential.password).contains("pw-laptop-0"))
     }
 }

@@ -191,10 +191,10 @@ import CredentialStoreTestSupport
         /// Imports a bundle twice: the second import must change nothing and report only unchanged items.
         func importTwice(_ bundle: URL, into peer: SyncPeer) throws {
             let count = try observers[0].decode(bundle).items.count
-            let first = try peer.storage.importBundle(from: bundle)
+            let first = try peer.storage.sync.importBundle(from: bundle)
             #expect(first.added + first.updated + first.removed + first.unchanged == count, "\(first) for \(count) items")
             let once = try StoreSnapshot(peer.storage).ignoringClock
-            let second = try peer.storage.importBundle(from: bundle)
+            let second = try peer.storage.sync.importBundle(from: bundle)
             #expect(second == ImportReport(unchanged: count), "a second import of the same bundle")
             #expect(try StoreSnapshot(peer.storage).ignoringClock == once, "a second import of the same bundle changed the store")
         }
@@ -240,7 +240,7 @@ import CredentialStoreTestSupport
             }
             // (a) After a full exchange every store holds the same registers and credentials.
             let fresh = try SyncPeer()
-            try fresh.storage.trustDevice(try world.peers[seed % 3].publicKey)
+            try fresh.storage.sync.trust(try world.peers[seed % 3].publicKey)
             try world.fullExchange()
             let registers = try world.peers.map { try Registers($0.storage) }
             #expect(registers[0] == registers[1] && registers[1] == registers[2], "\(history)\n\(registers)")
@@ -255,7 +255,7 @@ import CredentialStoreTestSupport
             // (c) A fresh store that imports one of the final bundles gets exactly the
             // synchronizable credentials, and nothing of another tier.
             let last = try world.export(seed % 3, plus: [fresh])
-            try fresh.storage.importBundle(from: last)
+            try fresh.storage.sync.importBundle(from: last)
             let arrived = try fresh.storage.allCredentials()
             #expect(arrived.values.allSatisfy { $0.values.allSatisfy { $0.persistence == .synchronizable } })
             #expect(try SyncView(fresh.storage, spaces: Self.spaces).spaces.mapValues(\.credentials) == credentials[seed % 3])
@@ -265,7 +265,7 @@ import CredentialStoreTestSupport
             var generator = SplitMix(seed: UInt64(bitPattern: Int64(seed)))
             for (index, observer) in world.observers.enumerated() {
                 for bundle in world.bundles.shuffled(using: &generator) {
-                    try observer.storage.importBundle(from: bundle)
+                    try observer.storage.sync.importBundle(from: bundle)
                 }
                 let observed = try observer.storage.allCredentials()
                 #expect(observed.values.allSatisfy { $0.values.allSatisfy { $0.persistence == .synchronizable } }, "only synchronizable items arrive")
@@ -293,7 +293,7 @@ import CredentialStoreTestSupport
             var generator = SplitMix(seed: UInt64(bitPattern: Int64(seed)))
             let orders = [world.bundles.shuffled(using: &generator), world.bundles.shuffled(using: &generator)]
             for (observer, order) in zip(world.observers, orders) {
-                for bundle in order { try observer.storage.importBundle(from: bundle) }
+                for bundle in order { try observer.storage.sync.importBundle(from: bundle) }
             }
             let registers = try world.observers.map { try Registers($0.storage) }
             #expect(registers[0] == registers[1], "\(history)")

@@ -30,7 +30,7 @@ import Glibc
         do {
             let storage = try template.open()
             try LargeImport.prepare(storage, trusting: sender.storage)
-            recipient = try storage.deviceKey
+            recipient = try storage.sync.deviceKey
         }
         template.waitUntilClosed()
     }

@@ -32,8 +32,8 @@ import CredentialStoreTestSupport
         let (a, b) = (peers[0], peers[1])
         try a.storage.set(sync("keeper", "k"), for: space)
         try a.storage.set(sync("bob", "b"), for: space)
-        #expect(try b.storage.importBundle(from: a.export(to: [b])) == ImportReport(added: 2))
-        try a.storage.importBundle(from: b.export(to: [a]))
+        #expect(try b.storage.sync.importBundle(from: a.export(to: [b])) == ImportReport(added: 2))
+        try a.storage.sync.importBundle(from: b.export(to: [a]))
 
         // B goes offline; A removes bob, and keeps syncing while B is away (its bundle carries
         // the removal from the next day; B has not merged it, so A keeps it however long B is away).
@@ -46,16 +46,16 @@ import CredentialStoreTestSupport
         advance(clocks, by: 100 * day)
 
         // 200 days on, A still holds the removal. B merges A's fresh bundle, then A merges B's.
-        let fromB = try b.storage.importBundle(from: a.export(to: [b]))
+        let fromB = try b.storage.sync.importBundle(from: a.export(to: [b]))
         #expect(fromB.removed == 1 && fromB.dropped.isEmpty, "bob's removal reaches B as any removal does: \(fromB)")
         #expect(try b.storage.credentials(for: space).keys.sorted() == ["keeper", "made-offline"])
-        let fromA = try a.storage.importBundle(from: b.export(to: [a]))
+        let fromA = try a.storage.sync.importBundle(from: b.export(to: [a]))
         #expect(fromA.added == 1, "only what B made while offline arrives: \(fromA)")
         #expect(try a.storage.credentials(for: space).keys.sorted() == ["keeper", "made-offline"])
 
         // Later rounds change nothing: the deletion stays.
         for (peer, from) in [(b, a), (a, b), (b, a)] {
-            let report = try peer.storage.importBundle(from: from.export(to: [peer]))
+            let report = try peer.storage.sync.importBundle(from: from.export(to: [peer]))
             #expect(report.added == 0 && report.updated == 0 && report.removed == 0, "\(report)")
         }
         for peer in [a, b] { #expect(try peer.storage.credentials(for: space).keys.sorted() == ["keeper", "made-offline"]) }
@@ -69,26 +69,26 @@ import CredentialStoreTestSupport
         let (a, b, c) = (peers[0], peers[1], peers[2])
         try a.storage.set(sync("keeper", "k"), for: space)
         try a.storage.set(sync("bob", "b"), for: space)
-        for peer in [b, c] { try peer.storage.importBundle(from: a.export(to: [b, c])) }
+        for peer in [b, c] { try peer.storage.sync.importBundle(from: a.export(to: [b, c])) }
 
         advance(clocks, by: 5)
         try b.storage.remove(user: "bob", for: space, options: .removeSynchronizable)
         for _ in 0..<4 {
             advance(clocks, by: 50 * day)
-            try c.storage.importBundle(from: a.export(to: [b, c]))
-            try a.storage.importBundle(from: c.export(to: [a, b]))
+            try c.storage.sync.importBundle(from: a.export(to: [b, c]))
+            try a.storage.sync.importBundle(from: c.export(to: [a, b]))
         }
 
         // 200 days on, B syncs: what A carries does not bring bob back, and B's removal leaves.
-        let back = try b.storage.importBundle(from: a.export(to: [b, c]))
+        let back = try b.storage.sync.importBundle(from: a.export(to: [b, c]))
         #expect(back.added == 0 && back.dropped.isEmpty, "\(back)")
         let fromB = try b.export(to: [a, c])
-        #expect(try a.storage.importBundle(from: fromB).removed == 1)
-        #expect(try c.storage.importBundle(from: a.export(to: [b, c])).removed == 1)
+        #expect(try a.storage.sync.importBundle(from: fromB).removed == 1)
+        #expect(try c.storage.sync.importBundle(from: a.export(to: [b, c])).removed == 1)
         for _ in 0..<2 {
             advance(clocks, by: 100 * day)
             for (peer, from) in [(a, c), (c, b), (b, a), (a, b), (c, a)] {
-                let report = try peer.storage.importBundle(from: from.export(to: peers.filter { $0 !== from }))
+                let report = try peer.storage.sync.importBundle(from: from.export(to: peers.filter { $0 !== from }))
                 #expect(report.added == 0, "\(report)")
             }
         }
@@ -105,29 +105,29 @@ import CredentialStoreTestSupport
         let (a, b) = (peers[0], peers[1])
         try a.storage.set(sync("keeper", "k"), for: space)
         try a.storage.set(sync("bob", "b"), for: space)
-        try b.storage.importBundle(from: a.export(to: [b]))
-        try a.storage.importBundle(from: b.export(to: [a]))
+        try b.storage.sync.importBundle(from: a.export(to: [b]))
+        try a.storage.sync.importBundle(from: b.export(to: [a]))
 
         advance(clocks, by: 5)
         try b.storage.remove(user: "bob", for: space, options: .removeSynchronizable)
-        try b.storage.untrustDevice(try a.publicKey)
+        try b.storage.sync.untrust(try a.publicKey)
         _ = try b.export(to: [b])
         advance(clocks, by: 190 * day)
         _ = try b.export(to: [b])
-        try b.storage.trustDevice(try a.publicKey)
+        try b.storage.sync.trust(try a.publicKey)
 
         let fromA = try a.export(to: [b])
-        let first = try b.storage.importBundle(from: fromA)
+        let first = try b.storage.sync.importBundle(from: fromA)
         #expect(first.dropped == [DroppedCredential(space: space, user: "bob")], "\(first)")
-        let second = try b.storage.importBundle(from: fromA)
+        let second = try b.storage.sync.importBundle(from: fromA)
         #expect(second.added == 0, "the refusal holds once B is no longer stale: \(second)")
         #expect(try b.storage.credentials(for: space)["bob"] == nil)
 
-        #expect(try a.storage.importBundle(from: b.export(to: [a])).removed == 1, "A kept bob, and B's refusal reaches it")
+        #expect(try a.storage.sync.importBundle(from: b.export(to: [a])).removed == 1, "A kept bob, and B's refusal reaches it")
         for _ in 0..<2 {
             advance(clocks, by: 100 * day)
             for (peer, from) in [(a, b), (b, a)] {
-                let report = try peer.storage.importBundle(from: from.export(to: peers.filter { $0 !== from }))
+                let report = try peer.storage.sync.importBundle(from: from.export(to: peers.filter { $0 !== from }))
                 #expect(report.added == 0, "\(report)")
             }
         }
@@ -149,7 +149,7 @@ import CredentialStoreTestSupport
         try a.storage.set(sync("keeper", "k"), for: space)
         try a.storage.set(sync("bob", "b"), for: space)
         let first = try a.export(to: peers)
-        for peer in [x, b, c] { try peer.storage.importBundle(from: first) }
+        for peer in [x, b, c] { try peer.storage.sync.importBundle(from: first) }
         // Days later (B's hybrid clock no longer carries A's reading), X syncs once and goes
         // offline; its bundle stays in the folder.
         advance(clocks, by: 10 * day)
@@ -157,12 +157,12 @@ import CredentialStoreTestSupport
         advance(clocks, by: 60_000)
         try b.storage.remove(user: "bob", for: space, options: .removeSynchronizable)
         let deletion = try b.export(to: peers)
-        for peer in [a, c] { #expect(try peer.storage.importBundle(from: deletion).removed == 1) }
+        for peer in [a, c] { #expect(try peer.storage.sync.importBundle(from: deletion).removed == 1) }
 
         advance(clocks, by: laterHours * hour)
         for peer in [a, b, c] {
             // X's last bundle is either refused as too old or brings nothing back.
-            let report = try? peer.storage.importBundle(from: fromX)
+            let report = try? peer.storage.sync.importBundle(from: fromX)
             #expect((report?.added ?? 0) == 0, "bob came back: \(String(describing: report))")
             #expect(try peer.storage.credentials(for: space)["bob"] == nil)
         }

@@ -22,7 +22,7 @@ import CredentialStoreTestSupport
         for canary in ["rt-canary-7f3e", "label-canary", "comment-canary", "attr-name-canary", "attr-value-canary"] {
             #expect(bytes.range(of: Data(canary.utf8)) == nil, "\(canary) in the bundle")
         }
-        #expect(try receiver.storage.importBundle(from: url).added == 1)
+        #expect(try receiver.storage.sync.importBundle(from: url).added == 1)
         #expect(try receiver.storage.credentials(for: space)["alice"] == Self.detailed)
     }
 
@@ -30,12 +30,12 @@ import CredentialStoreTestSupport
         let (sender, receiver) = (try SyncPeer(), try SyncPeer())
         try trust([receiver], [sender])
         try sender.storage.set(Self.detailed, for: space)
-        try receiver.storage.importBundle(from: try sender.export(to: [receiver]))
+        try receiver.storage.sync.importBundle(from: try sender.export(to: [receiver]))
         var relabelled = Self.detailed
         relabelled.label = "renamed"
         relabelled.attributes["extra"] = "1"
         try sender.storage.set(relabelled, for: space)
-        #expect(try receiver.storage.importBundle(from: try sender.export(to: [receiver])).updated == 1)
+        #expect(try receiver.storage.sync.importBundle(from: try sender.export(to: [receiver])).updated == 1)
         #expect(try receiver.storage.credentials(for: space)["alice"] == relabelled)
     }
 
@@ -49,7 +49,7 @@ import CredentialStoreTestSupport
         #expect(bytes[8] == 1)
         let url = sender.file("format-1.csbundle")
         try Data(bytes).write(to: url)
-        #expect(try receiver.storage.importBundle(from: url).added == 1)
+        #expect(try receiver.storage.sync.importBundle(from: url).added == 1)
         #expect(try receiver.storage.credentials(for: space)["bob"] == Credential(user: "bob", password: "old-format", persistence: .synchronizable))
     }
 
@@ -59,7 +59,7 @@ import CredentialStoreTestSupport
         let (sender, receiver) = (try SyncPeer(), try SyncPeer())
         try trust([receiver, sender], [sender, receiver])
         try receiver.storage.set(Credential(user: "carol", password: "pw", persistence: .synchronizable), for: space)
-        try sender.storage.importBundle(from: receiver.export(to: [sender]))
+        try sender.storage.sync.importBundle(from: receiver.export(to: [sender]))
         let current = try receiver.decode(try sender.export(to: [receiver]))
         #expect(current.merged.map(\.device) == [try receiver.publicKey], "format 4 says the sender merged the receiver's bundle")
         let bytes = try BundleFormat.write(
@@ -67,7 +67,7 @@ import CredentialStoreTestSupport
         #expect(bytes[8] == 3)
         let url = sender.file("format-3.csbundle")
         try Data(bytes).write(to: url)
-        #expect(try receiver.storage.importBundle(from: url).unchanged == 1)
+        #expect(try receiver.storage.sync.importBundle(from: url).unchanged == 1)
         #expect(try receiver.decode(url).merged.isEmpty)
     }
 
@@ -81,7 +81,7 @@ import CredentialStoreTestSupport
             let bytes = try BundleFormat.write(contents, protection: .recipients([try receiver.publicKey]), signer: try sender.storage.deviceIdentity())
             let url = sender.file("bad-\(details.count).csbundle")
             try Data(bytes).write(to: url)
-            let error = #expect(throws: CredentialStorageError.self) { try receiver.storage.importBundle(from: url) }
+            let error = #expect(throws: CredentialStorageError.self) { try receiver.storage.sync.importBundle(from: url) }
             #expect(error?.code == .invalidBundle)
             #expect(try receiver.storage.credentials(for: space).isEmpty)
         }
@@ -101,7 +101,7 @@ import CredentialStoreTestSupport
             let bytes = try BundleFormat.write(contents, protection: .recipients([try receiver.publicKey]), signer: try sender.storage.deviceIdentity())
             let url = sender.file("injected.csbundle")
             try Data(bytes).write(to: url)
-            let error = #expect(throws: CredentialStorageError.self, "\(rule)") { try receiver.storage.importBundle(from: url) }
+            let error = #expect(throws: CredentialStorageError.self, "\(rule)") { try receiver.storage.sync.importBundle(from: url) }
             #expect(error?.code == .invalidInput, "\(rule)")
             #expect(error?.message.contains(rule) == true, "\(rule): \(error?.message ?? "")")
             #expect(try receiver.storage.credentials(for: space).isEmpty)

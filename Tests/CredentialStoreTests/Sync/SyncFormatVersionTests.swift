@@ -16,7 +16,7 @@ import CredentialStoreTestSupport
         try Data(VersionOneBundle.bytes).write(to: url)
         #expect(VersionOneBundle.bytes[8] == 1, "the fixture is of format version 1")
 
-        let report = try peer.storage.importBundle(from: url, passphrase: VersionOneBundle.passphrase)
+        let report = try peer.storage.sync.importBundle(from: url, passphrase: VersionOneBundle.passphrase)
         #expect(report == ImportReport(added: 3, updated: 0, removed: 0, unchanged: 1))
         let api = ProtectionSpace(host: "api.example.com", port: 443, protocol: "https", realm: "API")
         let git = ProtectionSpace(host: "git.example.org", port: 443, protocol: "https", realm: nil)
@@ -27,6 +27,6 @@ import CredentialStoreTestSupport
         #expect(try peer.storage.defaultCredential(for: api)?.user == "alice")
         #expect(try peer.storage.defaultCredential(for: git)?.user == "dave")
         #expect(try syncRegister(peer.storage, api, "bob")?.deleted == true, "the tombstone arrived")
-        #expect(try peer.storage.importBundle(from: url, passphrase: VersionOneBundle.passphrase) == ImportReport(unchanged: 4))
+        #expect(try peer.storage.sync.importBundle(from: url, passphrase: VersionOneBundle.passphrase) == ImportReport(unchanged: 4))
     }
 }

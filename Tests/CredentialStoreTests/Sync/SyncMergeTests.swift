@@ -28,7 +28,7 @@ import CredentialStoreTestSupport
     /// Exports `from` to `to` and imports it there.
     @discardableResult
     private func send(_ from: SyncPeer, to: SyncPeer) throws -> ImportReport {
-        try to.storage.importBundle(from: try from.export(to: [to]))
+        try to.storage.sync.importBundle(from: try from.export(to: [to]))
     }
 
     /// Moves the clock on, so the next change is strictly later.
@@ -52,15 +52,15 @@ import CredentialStoreTestSupport
         let carried = try desktop.decode(deletion).items.first { $0.user == "bob" }
         #expect(carried != nil && carried?.password == nil, "the deletion is carried as a tombstone")
 
-        #expect(try b.importBundle(from: deletion) == ImportReport(removed: 1, unchanged: 1))
+        #expect(try b.sync.importBundle(from: deletion) == ImportReport(removed: 1, unchanged: 1))
         #expect(try b.credentials(for: space).keys.sorted() == ["keeper"])
 
         // B's bundle from before the deletion, and B's bundle from after it, both leave bob deleted on A.
-        #expect(try a.importBundle(from: staleFromB) == ImportReport(unchanged: 2))
+        #expect(try a.sync.importBundle(from: staleFromB) == ImportReport(unchanged: 2))
         #expect(try send(desktop, to: laptop) == ImportReport(unchanged: 2))
         #expect(try a.credentials(for: space).keys.sorted() == ["keeper"])
         // And the stale bundle does not bring bob back to B either.
-        #expect(try b.importBundle(from: staleFromB) == ImportReport(unchanged: 2))
+        #expect(try b.sync.importBundle(from: staleFromB) == ImportReport(unchanged: 2))
         #expect(try b.credentials(for: space).keys.sorted() == ["keeper"])
     }
 
@@ -99,18 +99,18 @@ import CredentialStoreTestSupport
         let early = try forgedBundle(items: [
             SignedBundleItem(space: space, user: "gone-long-ago", password: nil, wall: clock.now()),
         ])
-        #expect(try b.importBundle(from: early) == ImportReport(unchanged: 1), "nothing here to remove")
+        #expect(try b.sync.importBundle(from: early) == ImportReport(unchanged: 1), "nothing here to remove")
         _ = try desktop.export(to: [laptop])
         clock.advance(by: 2 * day)
         let later = try forgedBundle(items: [
             SignedBundleItem(space: space, user: "gone-recently", password: nil, wall: clock.now()),
         ])
-        #expect(try b.importBundle(from: later) == ImportReport(unchanged: 1))
+        #expect(try b.sync.importBundle(from: later) == ImportReport(unchanged: 1))
         _ = try desktop.export(to: [laptop])
         // The laptop merges a later bundle of the desktop's, which carries both, and says so.
         clock.advance(by: 8 * day)
-        try laptop.storage.importBundle(from: desktop.export(to: [laptop]))
-        try b.importBundle(from: laptop.export(to: [desktop]))
+        try laptop.storage.sync.importBundle(from: desktop.export(to: [laptop]))
+        try b.sync.importBundle(from: laptop.export(to: [desktop]))
         // 190 days after the first deletion, 188 after the second.
         clock.advance(by: 180 * day)
         let exported = try desktop.export(to: [laptop])
@@ -129,8 +129,8 @@ import CredentialStoreTestSupport
         let day = TestClock.day
         try b.set(sync("keeper", "k"), for: space)
         try b.set(sync("gone", "g"), for: space)
-        try laptop.storage.importBundle(from: desktop.export(to: [laptop]))
-        try b.importBundle(from: laptop.export(to: [desktop]))
+        try laptop.storage.sync.importBundle(from: desktop.export(to: [laptop]))
+        try b.sync.importBundle(from: laptop.export(to: [desktop]))
         clock.advance(by: 5)
         try b.remove(user: "gone", for: space, options: .removeSynchronizable)
         _ = try desktop.export(to: [laptop])
@@ -139,8 +139,8 @@ import CredentialStoreTestSupport
         #expect(users == ["gone", "keeper"], "the laptop has not merged the deletion: it is kept")
 
         // The laptop comes back: the deletion reaches it, and its bundle says it merged it.
-        #expect(try laptop.storage.importBundle(from: desktop.export(to: [laptop])).removed == 1)
-        try b.importBundle(from: laptop.export(to: [desktop]))
+        #expect(try laptop.storage.sync.importBundle(from: desktop.export(to: [laptop])).removed == 1)
+        try b.sync.importBundle(from: laptop.export(to: [desktop]))
         users = try laptop.decode(desktop.export(to: [laptop])).items.map(\.user).sorted()
         #expect(users == ["keeper"], "every trusted device holds the deletion, 400 days on: it is forgotten")
         #expect(try b.verify().isSound)
@@ -157,7 +157,7 @@ import CredentialStoreTestSupport
         var folder: [URL?] = [nil, nil]
         func round() throws {
             for (index, (peer, other)) in [(desktop, laptop), (laptop, desktop)].enumerated() {
-                if let bundle = folder[1 - index] { try peer.storage.importBundle(from: bundle) }
+                if let bundle = folder[1 - index] { try peer.storage.sync.importBundle(from: bundle) }
                 folder[index] = try peer.export(to: [other])
             }
         }
@@ -210,7 +210,7 @@ import CredentialStoreTestSupport
         #expect(!items.contains { $0.password == "mine-only" })
         #expect(try Data(contentsOf: bundle).range(of: Data("mine-only".utf8)) == nil)
 
-        #expect(try b.importBundle(from: bundle) == ImportReport(removed: 1, unchanged: 1))
+        #expect(try b.sync.importBundle(from: bundle) == ImportReport(removed: 1, unchanged: 1))
         #expect(try b.credentials(for: space)["alice"] == nil)
         #expect(try a.credentials(for: space)["alice"] == Fixture.credential("alice", "mine-only", .permanent))
 
@@ -234,7 +234,7 @@ import CredentialStoreTestSupport
         try a.set(Fixture.credential("alice", "session-secret", .forSession), for: space, options: .removeSynchronizable)
         let bundle = try laptop.export(to: [desktop])
         #expect(try Data(contentsOf: bundle).range(of: Data("session-secret".utf8)) == nil)
-        #expect(try b.importBundle(from: bundle).removed == 1)
+        #expect(try b.sync.importBundle(from: bundle).removed == 1)
         #expect(try b.credentials(for: space)["alice"] == nil)
         #expect(try a.credentials(for: space)["alice"] == Fixture.credential("alice", "session-secret", .forSession))
     }
@@ -255,11 +255,11 @@ import CredentialStoreTestSupport
         // The laptop's edit lost, and the desktop never saw it: the laptop reports and keeps it.
         let lost = [SyncConflict(space: space, user: "alice", kept: true)]
         if laterFirst {
-            #expect(try a.importBundle(from: fromB) == ImportReport(updated: 1, conflicts: lost))
-            #expect(try b.importBundle(from: fromA) == ImportReport(unchanged: 1))
+            #expect(try a.sync.importBundle(from: fromB) == ImportReport(updated: 1, conflicts: lost))
+            #expect(try b.sync.importBundle(from: fromA) == ImportReport(unchanged: 1))
         } else {
-            #expect(try b.importBundle(from: fromA) == ImportReport(unchanged: 1))
-            #expect(try a.importBundle(from: fromB) == ImportReport(updated: 1, conflicts: lost))
+            #expect(try b.sync.importBundle(from: fromA) == ImportReport(unchanged: 1))
+            #expect(try a.sync.importBundle(from: fromB) == ImportReport(updated: 1, conflicts: lost))
         }
         #expect(try a.credentials(for: space) == ["alice": sync("alice", "from-desktop")])
         #expect(try b.credentials(for: space) == ["alice": sync("alice", "from-desktop")])
@@ -374,8 +374,8 @@ import CredentialStoreTestSupport
         try a.set(sync("alice", "a"), for: space)
         try a.set(sync("bob", "b"), for: space)
         try a.set(sync("carol", "c"), for: space)
-        try b.importBundle(from: try laptop.export(to: [desktop]))
-        try c.importBundle(from: try laptop.export(to: [phone]))
+        try b.sync.importBundle(from: try laptop.export(to: [desktop]))
+        try c.sync.importBundle(from: try laptop.export(to: [phone]))
         // The desktop chooses bob as default; the laptop (later) removes bob, then the phone
         // (later still) sets bob again: bob is live, and the desktop's choice is the newest default.
         try b.setDefaultCredential(sync("bob", "b"), for: space)
@@ -383,23 +383,23 @@ import CredentialStoreTestSupport
         try a.remove(user: "bob", for: space, options: .removeSynchronizable)
         let removal = try laptop.export(to: [desktop, phone])
         tick()
-        try c.importBundle(from: removal)
+        try c.sync.importBundle(from: removal)
         tick()
         try c.set(sync("bob", "b-again"), for: space)
         let choice = try desktop.export(to: [laptop, phone])
         let comeback = try phone.export(to: [laptop, desktop])
 
         // The laptop hears the choice before bob comes back; the phone, after.
-        try a.importBundle(from: choice)
-        try a.importBundle(from: comeback)
-        try c.importBundle(from: choice)
-        try b.importBundle(from: removal)
-        try b.importBundle(from: comeback)
+        try a.sync.importBundle(from: choice)
+        try a.sync.importBundle(from: comeback)
+        try c.sync.importBundle(from: choice)
+        try b.sync.importBundle(from: removal)
+        try b.sync.importBundle(from: comeback)
         // A full exchange.
         for _ in 0..<2 {
             for sender in all {
                 let bundle = try sender.export(to: all.filter { $0 !== sender })
-                for receiver in all where receiver !== sender { try receiver.storage.importBundle(from: bundle) }
+                for receiver in all where receiver !== sender { try receiver.storage.sync.importBundle(from: bundle) }
             }
         }
         let views = try all.map { try SyncView($0.storage, spaces: [space]) }
@@ -430,12 +430,12 @@ import CredentialStoreTestSupport
             SignedBundleItem(space: space, user: "bob", password: "fine", wall: clock.now()),
             SignedBundleItem(space: space, user: "alice", password: "from-the-future", wall: ahead),
         ], created: ahead)
-        expectError(.invalidBundle, secrets: ["from-the-future"]) { try b.importBundle(from: farItem) }
+        expectError(.invalidBundle, secrets: ["from-the-future"]) { try b.sync.importBundle(from: farItem) }
         let farDefault = try forgedBundle(
             items: [SignedBundleItem(space: space, user: "bob", password: "fine", wall: clock.now())],
             defaults: [SignedBundleDefault(space: space, user: "bob", wall: ahead)], created: ahead)
-        expectError(.invalidBundle) { try b.importBundle(from: farDefault) }
-        expectError(.invalidBundle) { try b.importBundle(from: farItem, dryRun: true) }
+        expectError(.invalidBundle) { try b.sync.importBundle(from: farDefault) }
+        expectError(.invalidBundle) { try b.sync.importBundle(from: farItem, dryRun: true) }
         #expect(try StoreSnapshot(b) == before)
     }
 
@@ -448,7 +448,7 @@ import CredentialStoreTestSupport
             SignedBundleItem(space: space, user: "bob", password: "fine", wall: clock.now()),
             SignedBundleItem(space: space, user: "alice", password: "from-the-future", wall: ahead),
         ])
-        let report = try b.importBundle(from: relayed)
+        let report = try b.sync.importBundle(from: relayed)
         #expect(report.added == 1 && report.heldBack == 1, "\(report)")
         #expect(try b.credentials(for: space)["alice"]?.password == "here")
     }
@@ -457,10 +457,10 @@ import CredentialStoreTestSupport
         let a = laptop.storage, b = desktop.storage
         let ahead = clock.now() + 23 * 3600 * 1000
         let bundle = try forgedBundle(items: [SignedBundleItem(space: space, user: "alice", password: "early-bird", wall: ahead)])
-        #expect(try b.importBundle(from: bundle) == ImportReport(added: 1))
+        #expect(try b.sync.importBundle(from: bundle) == ImportReport(added: 1))
         try b.set(sync("alice", "edited-later"), for: space)
         #expect(try syncRegister(b, space, "alice").map { $0.stamp.wall >= ahead } == true, "the clock moved past the remote reading")
-        try a.importBundle(from: bundle)
+        try a.sync.importBundle(from: bundle)
         // The forged item carries the laptop's own device: its replacement is the laptop's conflict.
         #expect(try send(desktop, to: laptop).updated == 1)
         #expect(try a.credentials(for: space)["alice"]?.password == "edited-later")
@@ -493,9 +493,9 @@ import CredentialStoreTestSupport
         // The first bundle is now 181 days old, the second 179.
         clock.advance(by: 179 * day)
         let before = try StoreSnapshot(b)
-        expectError(.bundleTooOld) { try b.importBundle(from: bundle) }
+        expectError(.bundleTooOld) { try b.sync.importBundle(from: bundle) }
         #expect(try StoreSnapshot(b) == before)
-        #expect(try b.importBundle(from: accepted) == ImportReport(added: 1))
+        #expect(try b.sync.importBundle(from: accepted) == ImportReport(added: 1))
     }
 
     // MARK: Notifications
@@ -518,8 +518,8 @@ import CredentialStoreTestSupport
         let bundle = try laptop.export(to: [desktop])
 
         let stream = b.changes()
-        try b.importBundle(from: bundle, dryRun: true)
-        let report = try b.importBundle(from: bundle)
+        try b.sync.importBundle(from: bundle, dryRun: true)
+        let report = try b.sync.importBundle(from: bundle)
         #expect(report == ImportReport(added: 2, updated: 1, removed: 1, unchanged: 1))
         let changes = await collectArrived(stream, count: 5, timeout: .seconds(3))
         #expect(changes.allSatisfy { $0.origin == .syncImport }, "\(changes)")

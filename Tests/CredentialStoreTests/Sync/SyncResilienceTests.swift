@@ -29,35 +29,35 @@ import Glibc
     @Test func anUntrustedDeviceIsNeitherReadNorWrittenTo() throws {
         try trust([laptop, desktop], [laptop, desktop])
         try laptop.storage.set(sync("alice", "before"), for: space)
-        try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
+        try desktop.storage.sync.importBundle(from: try laptop.export(to: [desktop]))
 
-        let details = try desktop.storage.trustedDevices()
+        let details = try desktop.storage.sync.trustedDevices()
         let laptopKey = try laptop.publicKey
         #expect(details.count == 1 && details.first?.key == laptopKey)
         #expect(details.first?.trusted != nil && details.first?.lastMerged != nil, "trusted and merged times: \(details)")
 
         #expect(try desktop.storage.verify().isSound, "the merge time is sealed like the key")
-        try desktop.storage.untrustDevice(try laptop.publicKey)
-        #expect(try desktop.storage.trustedDevices().map(\.key).isEmpty)
+        try desktop.storage.sync.untrust(try laptop.publicKey)
+        #expect(try desktop.storage.sync.trustedDevices().map(\.key).isEmpty)
         #expect(try desktop.storage.verify().isSound, "the removal is folded into the table seal")
         // Its bundles are refused from now on, and nothing changes.
         try laptop.storage.set(sync("alice", "after"), for: space)
         let before = try StoreSnapshot(desktop.storage)
-        expectError(.bundleNotForThisStore) { try desktop.storage.importBundle(from: try laptop.export(to: [desktop])) }
+        expectError(.bundleNotForThisStore) { try desktop.storage.sync.importBundle(from: try laptop.export(to: [desktop])) }
         #expect(try StoreSnapshot(desktop.storage) == before)
         #expect(try desktop.storage.credentials(for: space)["alice"]?.password == "before")
         // Untrusting a device not trusted is an error that names no key material.
-        expectError(.notFound) { try desktop.storage.untrustDevice(try laptop.publicKey) }
+        expectError(.notFound) { try desktop.storage.sync.untrust(try laptop.publicKey) }
         expectError(.invalidInput) { try DeviceKey("csdev1:nonsense") }
     }
 
     @Test func rekeyKeepsWhenADeviceWasTrustedAndLastMerged() throws {
         try trust([desktop], [laptop])
         try laptop.storage.set(sync("alice", "pw"), for: space)
-        try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
-        let before = try desktop.storage.trustedDevices()
+        try desktop.storage.sync.importBundle(from: try laptop.export(to: [desktop]))
+        let before = try desktop.storage.sync.trustedDevices()
         try desktop.storage.rekey()
-        #expect(try desktop.storage.trustedDevices() == before)
+        #expect(try desktop.storage.sync.trustedDevices() == before)
         #expect(try desktop.storage.verify().isSound)
     }
 
@@ -110,17 +110,17 @@ import Glibc
         let cost = Sodium.bundlePasswordCost
         // More passes than export writes, with little memory (cheap to derive, had it been).
         for (ops, mem) in [(Int64(cost.opsLimit) + 1, Int64(8192)), (16, 8192), (0, 8192), (1, 8191)] {
-            expectError(.invalidBundle) { try desktop.storage.importBundle(from: try passphraseHeader(ops: ops, mem: mem), passphrase: "pw") }
+            expectError(.invalidBundle) { try desktop.storage.sync.importBundle(from: try passphraseHeader(ops: ops, mem: mem), passphrase: "pw") }
         }
         // More memory than export writes: refused by reading the header alone. (docs/reliability.md
         // measures a header asking for 4 GiB; a test must not risk allocating that.)
         for mem in [Int64(cost.memLimit) + 1024, Int64.max] {
-            expectError(.invalidBundle) { try desktop.storage.importBundle(from: try passphraseHeader(ops: 1, mem: mem), passphrase: "pw") }
+            expectError(.invalidBundle) { try desktop.storage.sync.importBundle(from: try passphraseHeader(ops: 1, mem: mem), passphrase: "pw") }
         }
         // What export writes is still read: the same header with export's cost gets as far as
         // the passphrase.
         expectError(.wrongKey) {
-            try desktop.storage.importBundle(from: try passphraseHeader(ops: 1, mem: 8192), passphrase: "pw")
+            try desktop.storage.sync.importBundle(from: try passphraseHeader(ops: 1, mem: 8192), passphrase: "pw")
         }
     }
 
@@ -131,22 +131,22 @@ import Glibc
         var bytes = [UInt8](try Data(contentsOf: url))
         bytes[bytes.count - 40] ^= 0x01
         try Data(bytes).write(to: url)
-        expectError(.bundleNotForThisStore) { try desktop.storage.importBundle(from: url) }
+        expectError(.bundleNotForThisStore) { try desktop.storage.sync.importBundle(from: url) }
     }
 
     @Test func aFolderIsRefusedAsNotABundle() throws {
         let folder = desktop.file("folder-\(UUID().uuidString).csbundle")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-        expectError(.invalidBundle) { try desktop.storage.importBundle(from: folder) }
+        expectError(.invalidBundle) { try desktop.storage.sync.importBundle(from: folder) }
     }
 
     @Test func aFIFOOrADeviceIsRefusedWithoutReadingIt() throws {
         let fifo = desktop.file("fifo-\(UUID().uuidString).csbundle")
         #expect(mkfifo(fifo.path, 0o600) == 0)
-        expectError(.invalidBundle) { try desktop.storage.importBundle(from: fifo) }
+        expectError(.invalidBundle) { try desktop.storage.sync.importBundle(from: fifo) }
         let zero = desktop.file("zero-\(UUID().uuidString).csbundle")
         try FileManager.default.createSymbolicLink(atPath: zero.path, withDestinationPath: "/dev/zero")
-        expectError(.invalidBundle) { try desktop.storage.importBundle(from: zero) }
+        expectError(.invalidBundle) { try desktop.storage.sync.importBundle(from: zero) }
     }
 
     @Test func aLargeSparseFileIsRefusedFromItsFirstBytes() throws {
@@ -154,7 +154,7 @@ import Glibc
         let url = desktop.file("sparse-\(UUID().uuidString).csbundle")
         #expect(FileManager.default.createFile(atPath: url.path, contents: Data("CSBUNDLE".utf8)))
         #expect(truncate(url.path, 1_500_000_000) == 0)
-        expectError(.invalidBundle) { try desktop.storage.importBundle(from: url) }
+        expectError(.invalidBundle) { try desktop.storage.sync.importBundle(from: url) }
     }
 
     @Test func anItemOverTheSizeLimitIsRefusedOnSetAndOnImport() throws {
@@ -167,7 +167,7 @@ import Glibc
         let url = laptop.file("huge-\(UUID().uuidString).csbundle")
         try laptop.storage.writeBundle(
             [SignedBundleItem(space: space, user: "alice", password: huge, wall: nowMillis())], for: [desktop.publicKey], itemLimit: .max, to: url)
-        expectError(.invalidBundle) { try desktop.storage.importBundle(from: url) }
+        expectError(.invalidBundle) { try desktop.storage.sync.importBundle(from: url) }
         #expect(try desktop.storage.credentials(for: space).isEmpty)
     }
 
@@ -177,7 +177,7 @@ import Glibc
         // and all of them still arrive.
         let big = String(repeating: "p", count: 100 << 10)
         for index in 0..<30 { try laptop.storage.set(sync("user\(index)", big + "\(index)"), for: space) }
-        let report = try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
+        let report = try desktop.storage.sync.importBundle(from: try laptop.export(to: [desktop]))
         #expect(report == ImportReport(added: 30))
         #expect(try desktop.storage.credentials(for: space)["user29"]?.password == big + "29")
     }

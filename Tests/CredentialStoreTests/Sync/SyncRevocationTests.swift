@@ -26,29 +26,29 @@ import CredentialStoreTestSupport
         /// sync does, what is not for it), then writes its own, sealed to what it trusts.
         @discardableResult
         func sync(_ peer: SyncPeer) throws -> [ImportReport] {
-            let own = try peer.storage.deviceID + ".csbundle"
+            let own = try peer.storage.sync.deviceID + ".csbundle"
             var reports: [ImportReport] = []
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.directory.path).sorted().filter { $0.hasSuffix(".csbundle") && $0 != own }
             // As `credstore sync` does: every revocation in the folder first.
             var first = ImportReport()
-            first.revocations = try peer.storage.applyRevocations(fromBundlesAt: names.map { folder.directory.appendingPathComponent($0) })
+            first.revocations = try peer.storage.sync.applyRevocations(fromBundlesAt: names.map { folder.directory.appendingPathComponent($0) })
             reports.append(first)
             for name in names {
                 do {
-                    reports.append(try peer.storage.importBundle(from: folder.directory.appendingPathComponent(name)))
+                    reports.append(try peer.storage.sync.importBundle(from: folder.directory.appendingPathComponent(name)))
                 } catch let error as CredentialStorageError where error.code == .bundleNotForThisStore {
                     continue
                 }
             }
-            try peer.storage.exportSynchronizable(
+            try peer.storage.sync.export(
                 to: folder.directory.appendingPathComponent(own),
-                protection: .recipients(try peer.storage.trustedDevices().map(\.key) + [peer.storage.deviceKey]))
+                protection: .recipients(try peer.storage.sync.trustedDevices().map(\.key) + [peer.storage.sync.deviceKey]))
             return reports
         }
 
         /// The bundle `writer` last wrote to the folder.
         func bundle(of writer: SyncPeer) throws -> URL {
-            folder.directory.appendingPathComponent(try writer.storage.deviceID + ".csbundle")
+            folder.directory.appendingPathComponent(try writer.storage.sync.deviceID + ".csbundle")
         }
     }
 
@@ -59,7 +59,7 @@ import CredentialStoreTestSupport
         for peer in [a, b, c, a, b, c] { try fleet.sync(peer) }
         #expect(try c.storage.credentials(for: space)["alice"]?.password == "before")
 
-        try a.storage.untrustDevice(try c.publicKey)
+        try a.storage.sync.untrust(try c.publicKey)
         try a.storage.set(sync("bob", "after the untrust"), for: space)
         try fleet.sync(a)
         let bReports = try fleet.sync(b)
@@ -67,8 +67,8 @@ import CredentialStoreTestSupport
         try fleet.sync(c)
 
         // B applied A's statement: it no longer trusts C, and says who revoked it.
-        #expect(try !b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
-        let revoked = try #require(try b.storage.revokedDevices().first)
+        #expect(try !b.storage.sync.trustedDevices().map(\.key).contains(try c.publicKey))
+        let revoked = try #require(try b.storage.sync.revokedDevices().first)
         #expect(revoked.key == (try c.publicKey))
         #expect(revoked.revokedBy == (try a.publicKey))
         #expect(bReports.flatMap(\.revocations).map(\.key) == [try c.publicKey])
@@ -76,7 +76,7 @@ import CredentialStoreTestSupport
         // C can open neither A's nor B's bundle, and never learnt bob's password.
         for writer in [a, b] {
             #expect {
-                try c.storage.importBundle(from: try fleet.bundle(of: writer))
+                try c.storage.sync.importBundle(from: try fleet.bundle(of: writer))
             } throws: { ($0 as? CredentialStorageError)?.code == .bundleNotForThisStore }
         }
         #expect(try c.storage.credentials(for: space)["bob"] == nil)
@@ -89,57 +89,57 @@ import CredentialStoreTestSupport
         let d = try SyncPeer()
         try trust([d], [fleet.a, fleet.b, fleet.c])
         try trust([fleet.a, fleet.b, fleet.c], [d])
-        try fleet.a.storage.untrustDevice(try fleet.c.publicKey)
+        try fleet.a.storage.sync.untrust(try fleet.c.publicKey)
         try fleet.sync(fleet.a)
         try fleet.sync(fleet.b)
         try FileManager.default.removeItem(at: try fleet.bundle(of: fleet.a))
         try fleet.sync(d)
-        #expect(try d.storage.revokedDevices().map(\.key) == [try fleet.c.publicKey])
-        #expect(try d.storage.revokedDevices().map(\.revokedBy) == [try fleet.a.publicKey])
+        #expect(try d.storage.sync.revokedDevices().map(\.key) == [try fleet.c.publicKey])
+        #expect(try d.storage.sync.revokedDevices().map(\.revokedBy) == [try fleet.a.publicKey])
     }
 
     @Test func aRevokedDeviceCannotReadmitItselfNorRevokeOthers() throws {
         let fleet = try Fleet()
         let (a, b, c) = (fleet.a, fleet.b, fleet.c)
-        try a.storage.untrustDevice(try c.publicKey)
+        try a.storage.sync.untrust(try c.publicKey)
         try fleet.sync(a)
         try fleet.sync(b)
         // C, revoked, plants a password for everyone, then revokes B in a bundle for A.
         try c.storage.set(sync("mallory", "from the revoked device"), for: space)
         let planted = try c.export(to: [a, b, c])
-        try c.storage.untrustDevice(try b.publicKey)
+        try c.storage.sync.untrust(try b.publicKey)
         let revoking = try c.export(to: [a, c])
         for (peer, bundle) in [(a, planted), (b, planted), (a, revoking)] {
             #expect {
-                try peer.storage.importBundle(from: bundle)
+                try peer.storage.sync.importBundle(from: bundle)
             } throws: { ($0 as? CredentialStorageError)?.code == .bundleNotForThisStore && "\($0)".contains("revoked") }
         }
         // Nor does C's statement travel: B refused C's bundle, so it has nothing of it to relay.
         try fleet.sync(b)
         try fleet.sync(a)
-        #expect(try a.storage.trustedDevices().map(\.key).contains(try b.publicKey))
+        #expect(try a.storage.sync.trustedDevices().map(\.key).contains(try b.publicKey))
         #expect(try a.storage.credentials(for: space)["mallory"] == nil)
     }
 
     @Test func aLocalTrustBringsTheDeviceBackHereOnly() throws {
         let fleet = try Fleet()
         let (a, b, c) = (fleet.a, fleet.b, fleet.c)
-        try a.storage.untrustDevice(try c.publicKey)
+        try a.storage.sync.untrust(try c.publicKey)
         try fleet.sync(a)
         try fleet.sync(b)
-        #expect(try !b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
+        #expect(try !b.storage.sync.trustedDevices().map(\.key).contains(try c.publicKey))
 
         // B trusts C again: A's older statement, still in A's bundle, does not revoke it anew.
-        try b.storage.trustDevice(try c.publicKey)
+        try b.storage.sync.trust(try c.publicKey)
         try b.storage.set(sync("carol", "for b and c"), for: space)
         try fleet.sync(b)
         try fleet.sync(b)
         try fleet.sync(c)
-        #expect(try b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
-        #expect(try b.storage.revokedDevices().isEmpty)
+        #expect(try b.storage.sync.trustedDevices().map(\.key).contains(try c.publicKey))
+        #expect(try b.storage.sync.revokedDevices().isEmpty)
         #expect(try c.storage.credentials(for: space)["carol"]?.password == "for b and c")
         // A still refuses C: only A's own trust brings C back there.
-        #expect(try a.storage.revokedDevices().map(\.key) == [try c.publicKey])
+        #expect(try a.storage.sync.revokedDevices().map(\.key) == [try c.publicKey])
     }
 
     /// B trusts C again over A's revocation; D had revoked C too, a day after A and three days
@@ -149,26 +149,26 @@ import CredentialStoreTestSupport
         let clock = TestClock()
         let (a, b, c, d) = (try SyncPeer(clock: clock), try SyncPeer(clock: clock), try SyncPeer(clock: clock), try SyncPeer(clock: clock))
         try trust([a, b, c, d], [a, b, c, d])
-        try a.storage.untrustDevice(try c.publicKey)
+        try a.storage.sync.untrust(try c.publicKey)
         clock.advance(by: TestClock.day)
-        try d.storage.untrustDevice(try c.publicKey)
-        _ = try b.storage.importBundle(from: try a.export(to: [b]))
-        #expect(try b.storage.revokedDevices().map(\.key) == [try c.publicKey])
+        try d.storage.sync.untrust(try c.publicKey)
+        _ = try b.storage.sync.importBundle(from: try a.export(to: [b]))
+        #expect(try b.storage.sync.revokedDevices().map(\.key) == [try c.publicKey])
 
         clock.advance(by: 3 * TestClock.day)
-        try b.storage.trustDevice(try c.publicKey)
-        let report = try b.storage.importBundle(from: try d.export(to: [b]))
+        try b.storage.sync.trust(try c.publicKey)
+        let report = try b.storage.sync.importBundle(from: try d.export(to: [b]))
         #expect(report.revocations.isEmpty)
-        #expect(try b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
+        #expect(try b.storage.sync.trustedDevices().map(\.key).contains(try c.publicKey))
 
         // A trusts C again and, a day later, revokes it anew: that one is after B's trust.
         clock.advance(by: TestClock.day)
-        try a.storage.trustDevice(try c.publicKey)
+        try a.storage.sync.trust(try c.publicKey)
         clock.advance(by: TestClock.day)
-        try a.storage.untrustDevice(try c.publicKey)
-        let later = try b.storage.importBundle(from: try a.export(to: [b]))
+        try a.storage.sync.untrust(try c.publicKey)
+        let later = try b.storage.sync.importBundle(from: try a.export(to: [b]))
         #expect(later.revocations.map(\.key) == [try c.publicKey])
-        #expect(try !b.storage.trustedDevices().map(\.key).contains(try c.publicKey))
+        #expect(try !b.storage.sync.trustedDevices().map(\.key).contains(try c.publicKey))
     }
 
     /// Within two days of the trust, the clocks (each up to a day off) cannot tell which came
@@ -177,13 +177,13 @@ import CredentialStoreTestSupport
         let clock = TestClock()
         let (a, b, c, d) = (try SyncPeer(clock: clock), try SyncPeer(clock: clock), try SyncPeer(clock: clock), try SyncPeer(clock: clock))
         try trust([a, b, c, d], [a, b, c, d])
-        try a.storage.untrustDevice(try c.publicKey)
-        _ = try b.storage.importBundle(from: try a.export(to: [b]))
+        try a.storage.sync.untrust(try c.publicKey)
+        _ = try b.storage.sync.importBundle(from: try a.export(to: [b]))
         clock.advance(by: 3 * TestClock.day)
-        try d.storage.untrustDevice(try c.publicKey)
+        try d.storage.sync.untrust(try c.publicKey)
         clock.advance(by: 47 * 3_600_000)
-        try b.storage.trustDevice(try c.publicKey)
-        let report = try b.storage.importBundle(from: try d.export(to: [b]))
+        try b.storage.sync.trust(try c.publicKey)
+        let report = try b.storage.sync.importBundle(from: try d.export(to: [b]))
         #expect(report.revocations.map(\.key) == [try c.publicKey])
     }
 
@@ -194,10 +194,10 @@ import CredentialStoreTestSupport
         let slow = TestClock(startingAt: start - 139 * 60_000), fast = TestClock(startingAt: start + 691 * 60_000)
         let revoker = try SyncPeer(clock: slow), receiver = try SyncPeer(clock: fast), c = try SyncPeer()
         try trust([revoker, receiver, c], [revoker, receiver, c])
-        try revoker.storage.untrustDevice(try c.publicKey)
-        let report = try receiver.storage.importBundle(from: try revoker.export(to: [receiver]))
+        try revoker.storage.sync.untrust(try c.publicKey)
+        let report = try receiver.storage.sync.importBundle(from: try revoker.export(to: [receiver]))
         #expect(report.revocations.map(\.key) == [try c.publicKey])
-        #expect(try !receiver.storage.trustedDevices().map(\.key).contains(try c.publicKey))
+        #expect(try !receiver.storage.sync.trustedDevices().map(\.key).contains(try c.publicKey))
     }
 
     @Test func aRevokedDevicesBundleThatSortsFirstMergesNowhere() throws {
@@ -205,19 +205,19 @@ import CredentialStoreTestSupport
         let (x, y, z) = (fleet.a, fleet.b, fleet.c)
         try x.storage.set(sync("alice", "genuine"), for: space)
         for peer in [x, y, z, x, y, z] { try fleet.sync(peer) }
-        try x.storage.untrustDevice(try z.publicKey)
+        try x.storage.sync.untrust(try z.publicKey)
         try fleet.sync(x)
         // Z plants a password and revokes X, in a bundle named to be read before X's.
         try z.storage.set(sync("alice", "EVIL"), for: space)
-        try z.storage.untrustDevice(try x.publicKey)
-        try z.storage.exportSynchronizable(
+        try z.storage.sync.untrust(try x.publicKey)
+        try z.storage.sync.export(
             to: fleet.folder.directory.appendingPathComponent("0.csbundle"),
             protection: .recipients([try y.publicKey, try z.publicKey]))
         try fleet.sync(y)
         try fleet.sync(x)
         for peer in [x, y] {
             #expect(try peer.storage.credentials(for: space)["alice"]?.password == "genuine")
-            #expect(try peer.storage.revokedDevices().map(\.key) == [try z.publicKey], "Z revoked, X not: Z's later statement is refused")
+            #expect(try peer.storage.sync.revokedDevices().map(\.key) == [try z.publicKey], "Z revoked, X not: Z's later statement is refused")
         }
     }
 
@@ -227,24 +227,24 @@ import CredentialStoreTestSupport
         for peer in [a, b, fleet.c] { try fleet.sync(peer) }
         let backup = a.file("a.backup")
         try a.storage.backup(to: backup, passphrase: "backup passphrase")
-        try a.storage.untrustDevice(try b.publicKey)
+        try a.storage.sync.untrust(try b.publicKey)
         try fleet.sync(a)
         try fleet.sync(fleet.c)
         try CredentialStorage.restore(from: backup, passphrase: "backup passphrase", to: a.folder.databaseURL,
                                       key: .keyFile(a.folder.keyFileURL), rollbackAnchor: .directory(a.folder.anchorDirectory))
         let restored = try a.folder.open()
-        #expect(try restored.trustedDevices().map(\.key).contains(try b.publicKey), "the backup predates the revocation")
-        _ = try restored.applyRevocations(fromBundlesAt: [try fleet.bundle(of: fleet.c)])
-        #expect(try restored.revokedDevices().map(\.key) == [try b.publicKey], "C relays A's own statement back to it")
+        #expect(try restored.sync.trustedDevices().map(\.key).contains(try b.publicKey), "the backup predates the revocation")
+        _ = try restored.sync.applyRevocations(fromBundlesAt: [try fleet.bundle(of: fleet.c)])
+        #expect(try restored.sync.revokedDevices().map(\.key) == [try b.publicKey], "C relays A's own statement back to it")
     }
 
     @Test func noBundleIsWrittenForARevokedDeviceNorForThisStoreItself() throws {
         let fleet = try Fleet()
-        try fleet.a.storage.untrustDevice(try fleet.c.publicKey)
+        try fleet.a.storage.sync.untrust(try fleet.c.publicKey)
         expectError(.invalidInput) {
-            try fleet.a.storage.exportSynchronizable(to: fleet.a.file("x.csbundle"), protection: .recipients([try fleet.c.publicKey]))
+            try fleet.a.storage.sync.export(to: fleet.a.file("x.csbundle"), protection: .recipients([try fleet.c.publicKey]))
         }
-        expectError(.invalidInput) { try fleet.a.storage.trustDevice(try fleet.a.publicKey) }
+        expectError(.invalidInput) { try fleet.a.storage.sync.trust(try fleet.a.publicKey) }
     }
 
     @Test func aStatementWhoseSignatureDoesNotVerifyRefusesTheBundle() throws {
@@ -258,16 +258,16 @@ import CredentialStoreTestSupport
             senderDevice: identity.deviceID, signer: identity.publicKey, created: SystemClock().now(), items: [], defaults: [], revocations: [forged])
         let url = b.file("forged.csbundle")
         try Data(try BundleFormat.write(contents, protection: .recipients([try c.publicKey]), signer: identity)).write(to: url)
-        #expect { try c.storage.importBundle(from: url) } throws: { ($0 as? CredentialStorageError)?.code == .invalidBundle }
-        #expect(try c.storage.trustedDevices().map(\.key).contains(try a.publicKey))
-        #expect(try c.storage.revokedDevices().isEmpty)
+        #expect { try c.storage.sync.importBundle(from: url) } throws: { ($0 as? CredentialStorageError)?.code == .invalidBundle }
+        #expect(try c.storage.sync.trustedDevices().map(\.key).contains(try a.publicKey))
+        #expect(try c.storage.sync.revokedDevices().isEmpty)
     }
 
     @Test func revocationsSurviveARekeyAndAVerify() throws {
         let fleet = try Fleet()
-        try fleet.a.storage.untrustDevice(try fleet.c.publicKey)
+        try fleet.a.storage.sync.untrust(try fleet.c.publicKey)
         try fleet.a.storage.rekey()
-        #expect(try fleet.a.storage.revokedDevices().map(\.key) == [try fleet.c.publicKey])
+        #expect(try fleet.a.storage.sync.revokedDevices().map(\.key) == [try fleet.c.publicKey])
         #expect(try fleet.a.storage.verify().problems.isEmpty)
         // A quiet export after the revocation leaves the bundle as it was.
         try fleet.sync(fleet.a)

@@ -28,18 +28,18 @@ import CredentialStoreTestSupport
         try a.set(Fixture.credential("alice", "synced", .synchronizable), for: space)
         try a.set(Fixture.credential("bob", "local-only", .permanent), for: space)
         try a.set(Fixture.credential("carol", "session-only", .forSession), for: space)
-        try b.trustDevice(try a.deviceKey)
+        try b.sync.trust(try a.sync.deviceKey)
 
         let bundle = bundleURL(laptop)
-        try a.exportSynchronizable(to: bundle, protection: .recipients([try b.deviceKey]))
+        try a.sync.export(to: bundle, protection: .recipients([try b.sync.deviceKey]))
         let bytes = try Data(contentsOf: bundle)
         for secret in ["synced", "local-only", "session-only", "alice", "api.example.com"] {
             #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in the bundle")
         }
-        let report = try b.importBundle(from: bundle)
+        let report = try b.sync.importBundle(from: bundle)
         #expect(report == ImportReport(added: 1, updated: 0, removed: 0, unchanged: 0))
         #expect(try b.credentials(for: space) == ["alice": Fixture.credential("alice", "synced", .synchronizable)])
-        #expect(try b.importBundle(from: bundle) == ImportReport(unchanged: 1), "idempotent")
+        #expect(try b.sync.importBundle(from: bundle) == ImportReport(unchanged: 1), "idempotent")
     }
 
     @Test func deletionsDefaultsAndPassphraseBundlesTravelToo() throws {
@@ -49,17 +49,17 @@ import CredentialStoreTestSupport
         try a.set(Fixture.credential("bob", "b", .synchronizable), for: space)
         try a.setDefaultCredential(Fixture.credential("bob", "b", .synchronizable), for: space)
         let bundle = bundleURL(laptop)
-        try a.exportSynchronizable(to: bundle, protection: .passphrase("bundle pass"))
-        #expect(try b.importBundle(from: bundle, passphrase: "bundle pass").added == 2)
+        try a.sync.export(to: bundle, protection: .passphrase("bundle pass"))
+        #expect(try b.sync.importBundle(from: bundle, passphrase: "bundle pass").added == 2)
         #expect(try b.defaultCredential(for: space)?.user == "bob")
 
         try a.remove(user: "bob", for: space, options: .removeSynchronizable)
-        try a.exportSynchronizable(to: bundle, protection: .passphrase("bundle pass"))
-        let dry = try b.importBundle(from: bundle, passphrase: "bundle pass", dryRun: true)
+        try a.sync.export(to: bundle, protection: .passphrase("bundle pass"))
+        let dry = try b.sync.importBundle(from: bundle, passphrase: "bundle pass", dryRun: true)
         #expect(dry == ImportReport(added: 0, updated: 0, removed: 1, unchanged: 1))
         #expect(try b.credentials(for: space).count == 2, "a dry run changes nothing")
-        #expect(try b.importBundle(from: bundle, passphrase: "bundle pass") == dry)
+        #expect(try b.sync.importBundle(from: bundle, passphrase: "bundle pass") == dry)
         #expect(try b.credentials(for: space).keys.sorted() == ["alice"])
-        expectError(.wrongKey) { try b.importBundle(from: bundle, passphrase: "wrong") }
+        expectError(.wrongKey) { try b.sync.importBundle(from: bundle, passphrase: "wrong") }
     }
 }

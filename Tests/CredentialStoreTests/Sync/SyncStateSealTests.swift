@@ -40,7 +40,7 @@ import CredentialStoreTestSupport
     private func expectRefused(_ peer: SyncPeer, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let storage = try peer.folder.open()
         expectError(.tamperDetected, sourceLocation: sourceLocation) {
-            try storage.exportSynchronizable(to: peer.file("refused.csbundle"), protection: .recipients([try peer.publicKey]))
+            try storage.sync.export(to: peer.file("refused.csbundle"), protection: .recipients([try peer.publicKey]))
         }
         expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries() }
         let report = try peer.folder.open(integrityCheck: .deferredToVerify).verify()
@@ -50,7 +50,7 @@ import CredentialStoreTestSupport
     @Test func deletedRegistersOfLiveItemsAreRefusedAndAnOlderPasswordNeverComesBack() throws {
         let a = laptop.storage, b = desktop.storage
         try a.set(sync("alice", "old-password"), for: space)
-        try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
+        try desktop.storage.sync.importBundle(from: try laptop.export(to: [desktop]))
         let stale = try desktop.export(to: [laptop, desktop])
         clock.advance(by: 5)
         try a.set(sync("alice", "new-password"), for: space)
@@ -59,18 +59,18 @@ import CredentialStoreTestSupport
         try attack(laptop, "DELETE FROM sync_items")
         try expectRefused(laptop)
         // The instance opened before the deletion does not merge over it either.
-        expectError(.tamperDetected) { try a.importBundle(from: stale) }
-        expectError(.tamperDetected) { try a.exportSynchronizable(to: laptop.file("out.csbundle"), protection: .recipients([try desktop.publicKey])) }
+        expectError(.tamperDetected) { try a.sync.importBundle(from: stale) }
+        expectError(.tamperDetected) { try a.sync.export(to: laptop.file("out.csbundle"), protection: .recipients([try desktop.publicKey])) }
         #expect(try a.credentials(for: space)["alice"]?.password == "new-password")
         // Nor does a one-lookup open, which checks rows but not the whole set.
         let quick = try laptop.folder.open(integrityCheck: .onOpen)
-        expectError(.tamperDetected) { try quick.importBundle(from: stale) }
+        expectError(.tamperDetected) { try quick.sync.importBundle(from: stale) }
         #expect(try quick.defaultCredential(for: space)?.password == "new-password")
 
         // The other machine still gets the newest value from the bundle written before the attack.
-        try b.importBundle(from: newest)
+        try b.sync.importBundle(from: newest)
         #expect(try b.credentials(for: space)["alice"]?.password == "new-password")
-        try b.importBundle(from: stale)
+        try b.sync.importBundle(from: stale)
         #expect(try b.credentials(for: space)["alice"]?.password == "new-password")
     }
 
@@ -78,7 +78,7 @@ import CredentialStoreTestSupport
         let a = laptop.storage
         try a.set(sync("keeper", "k"), for: space)
         try a.set(sync("bob", "b"), for: space)
-        try desktop.storage.importBundle(from: try laptop.export(to: [desktop]))
+        try desktop.storage.sync.importBundle(from: try laptop.export(to: [desktop]))
         let stale = try desktop.export(to: [laptop])
         clock.advance(by: 5)
         try a.remove(user: "bob", for: space, options: .removeSynchronizable)
@@ -86,7 +86,7 @@ import CredentialStoreTestSupport
         try attack(laptop, "DELETE FROM sync_items WHERE deleted = 1")
         try expectRefused(laptop)
         // Replaying the older bundle is refused by the import's check of every row.
-        expectError(.tamperDetected) { try laptop.folder.open().importBundle(from: stale) }
+        expectError(.tamperDetected) { try laptop.folder.open().sync.importBundle(from: stale) }
         #expect(try laptop.folder.open(integrityCheck: .onOpen).credentials(for: space).keys.sorted() == ["keeper"])
     }
 
@@ -97,7 +97,7 @@ import CredentialStoreTestSupport
         // The credential row gone, its live register left (the seal sees this too).
         try attack(laptop, "DELETE FROM credentials")
         try expectRefused(laptop)
-        expectError(.tamperDetected) { try a.importBundle(from: stale) }
+        expectError(.tamperDetected) { try a.sync.importBundle(from: stale) }
     }
 
     @Test(arguments: [
@@ -117,7 +117,7 @@ import CredentialStoreTestSupport
         try expectRefused(laptop)
         if edit.contains("device_identity") || edit.contains("sync_clock") {
             // The identity is never silently made anew over a deleted one.
-            expectError(.tamperDetected) { try laptop.folder.open().deviceKey }
+            expectError(.tamperDetected) { try laptop.folder.open().sync.deviceKey }
         }
     }
 
@@ -126,10 +126,10 @@ import CredentialStoreTestSupport
         try a.set(sync("alice", "a1"), for: space)
         try a.set(sync("bob", "b1"), for: space)
         try a.setDefaultCredential(sync("bob", "b1"), for: space)
-        try b.importBundle(from: try laptop.export(to: [desktop]))
+        try b.sync.importBundle(from: try laptop.export(to: [desktop]))
         try b.set(sync("alice", "a2"), for: space)
         try b.remove(user: "bob", for: space, options: .removeSynchronizable)
-        try a.importBundle(from: try desktop.export(to: [laptop]))
+        try a.sync.importBundle(from: try desktop.export(to: [laptop]))
         try a.rekey()
         try a.set(Fixture.credential("alice", "now-permanent"), for: space, options: .removeSynchronizable)
         for peer in [laptop, desktop] {
@@ -138,7 +138,7 @@ import CredentialStoreTestSupport
         }
         // A device identity made on first need, in its own transaction, is folded in too.
         let fresh = try TemporaryStore()
-        _ = try fresh.open().deviceID
+        _ = try fresh.open().sync.deviceID
         #expect(throws: Never.self) { try fresh.open() }
     }
 }

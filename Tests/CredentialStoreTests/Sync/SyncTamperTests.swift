@@ -24,7 +24,7 @@ import CredentialStoreTestSupport
         sender = try SyncPeer()
         receiver = try SyncPeer()
         stranger = try SyncPeer()
-        try receiver.storage.trustDevice(try sender.publicKey)
+        try receiver.storage.sync.trust(try sender.publicKey)
 
         let a = sender.storage
         try a.set(Credential(user: "alice", password: "alice-secret", persistence: .synchronizable), for: space)
@@ -77,7 +77,7 @@ import CredentialStoreTestSupport
         try Data(bytes).write(to: url)
         let before = try StoreSnapshot(receiver.storage)
         do {
-            let report = try receiver.storage.importBundle(from: url, passphrase: passphrase)
+            let report = try receiver.storage.sync.importBundle(from: url, passphrase: passphrase)
             Issue.record("\(what): accepted (\(report)), expected \(code)", sourceLocation: sourceLocation)
         } catch let error as CredentialStorageError {
             #expect(error.code == code, "\(what): \(error.code) — \(error.message)", sourceLocation: sourceLocation)
@@ -107,7 +107,7 @@ import CredentialStoreTestSupport
         #expect(layout.chunks.last?.upperBound == bytes.count, "the chunks end at the end of the file")
         let url = receiver.file("clean.csbundle")
         try Data(bytes).write(to: url)
-        #expect(try receiver.storage.importBundle(from: url) == ImportReport(added: 2, unchanged: 1), "the receiver's own alice is newer")
+        #expect(try receiver.storage.sync.importBundle(from: url) == ImportReport(added: 2, unchanged: 1), "the receiver's own alice is newer")
     }
 
     // MARK: Flipped bytes
@@ -185,7 +185,7 @@ import CredentialStoreTestSupport
             let expected: CredentialStorageError.Code = ownKeyID.contains(offset) ? .bundleNotForThisStore
                 : offset == 8 ? .unsupportedFormatVersion : .invalidBundle
             do {
-                _ = try receiver.storage.importBundle(from: url)
+                _ = try receiver.storage.sync.importBundle(from: url)
                 accepted.append(offset)
             } catch let error as CredentialStorageError where error.code == expected {
             } catch {
@@ -236,7 +236,7 @@ import CredentialStoreTestSupport
         for cut in 0..<bytes.count {
             try Data(bytes[0..<cut]).write(to: url)
             do {
-                _ = try receiver.storage.importBundle(from: url)
+                _ = try receiver.storage.sync.importBundle(from: url)
                 failures.append("\(cut): accepted")
             } catch let error as CredentialStorageError where error.code == .invalidBundle {
             } catch {
@@ -308,7 +308,7 @@ import CredentialStoreTestSupport
         let url = try stranger.export(to: [receiver])
         try expectRefused([UInt8](try Data(contentsOf: url)), .bundleNotForThisStore, "an untrusted signer")
         let before = try StoreSnapshot(receiver.storage)
-        expectError(.bundleNotForThisStore) { try receiver.storage.importBundle(from: url, dryRun: true) }
+        expectError(.bundleNotForThisStore) { try receiver.storage.sync.importBundle(from: url, dryRun: true) }
         #expect(try StoreSnapshot(receiver.storage) == before)
     }
 
@@ -336,7 +336,7 @@ import CredentialStoreTestSupport
 
     @Test func passphraseBundlesRefuseAWrongPassphraseAndDamage() throws {
         let url = sender.file("pass.csbundle")
-        try sender.storage.exportSynchronizable(to: url, protection: .passphrase("Tr0ub4dor&3-bundle"))
+        try sender.storage.sync.export(to: url, protection: .passphrase("Tr0ub4dor&3-bundle"))
         let bytes = [UInt8](try Data(contentsOf: url))
         #expect(bytes[9] == 1, "passphrase mode")
         let headerLength = 8 + 1 + 1 + 16 + 8 + 8 + 24

@@ -20,7 +20,7 @@ final class SyncPeer {
 
     /// This store's device key, as other stores trust it and export to it.
     var publicKey: DeviceKey {
-        get throws { try storage.deviceKey }
+        get throws { try storage.sync.deviceKey }
     }
 
     /// A file beside the store (in the folder removed with the peer).
@@ -31,7 +31,7 @@ final class SyncPeer {
     /// Exports this store's synchronizable state to `recipients`, in a new file; returns its URL.
     func export(to recipients: [SyncPeer], name: String = "bundle-\(UUID().uuidString).csbundle") throws -> URL {
         let url = file(name)
-        try storage.exportSynchronizable(to: url, protection: .recipients(try recipients.map { try $0.publicKey }))
+        try storage.sync.export(to: url, protection: .recipients(try recipients.map { try $0.publicKey }))
         return url
     }
 
@@ -45,7 +45,7 @@ final class SyncPeer {
 func trust(_ trusting: [SyncPeer], _ signers: [SyncPeer]) throws {
     for peer in trusting {
         for signer in signers where signer !== peer {
-            try peer.storage.trustDevice(try signer.publicKey)
+            try peer.storage.sync.trust(try signer.publicKey)
         }
     }
 }
@@ -70,7 +70,7 @@ struct StoreSnapshot: Equatable {
             .sorted { $0.lexicographicallyPrecedes($1) }
         syncDefaults = defaults.map { $0.spaceIndex.bytes + $0.sealedState }.sorted { $0.lexicographicallyPrecedes($1) }
         self.clock = clock.map { [$0.wall, $0.counter] } ?? []
-        trusted = try storage.trustedDevices().map(\.key)
+        trusted = try storage.sync.trustedDevices().map(\.key)
     }
 
     /// The snapshot without the hybrid logical clock, which an import may tick even when it

@@ -95,11 +95,11 @@ import CredentialStoreTestSupport
         try storage.tls.setIdentity(Self.identity, for: TLSEndpoint(host: "api.example.com"), persistence: .synchronizable)
         try storage.tls.setServerTrust(ServerTrust(pins: [pin], anchors: [Self.intermediate]), for: TLSEndpoint(host: "api.example.com"), persistence: .synchronizable)
         let bundleURL = store.directory.deletingLastPathComponent().appendingPathComponent("tls-canary.bundle")
-        try storage.exportSynchronizable(to: bundleURL, protection: .passphrase("bundle passphrase"))
+        try storage.sync.export(to: bundleURL, protection: .passphrase("bundle passphrase"))
         let bundle = try Data(contentsOf: bundleURL)
         // Another store, through the bundle, gets both back.
         let other = try open(try TemporaryStore())
-        #expect(try other.importBundle(from: bundleURL, passphrase: "bundle passphrase").added == 2)
+        #expect(try other.sync.importBundle(from: bundleURL, passphrase: "bundle passphrase").added == 2)
         #expect(try other.tls.identity(forHost: "api.example.com", port: 443) == Self.identity)
         #expect(try other.tls.serverTrust(forHost: "api.example.com", port: 443)?.pins == [pin])
 

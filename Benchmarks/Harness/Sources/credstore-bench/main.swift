@@ -128,7 +128,7 @@ func residentKB(_ key: String) -> Double {
 func importSampling(_ destination: CredentialStorage, _ bundle: URL, _ peakAnonymous: inout Double) throws -> ImportReport {
     var peak = peakAnonymous
     var lastSample = 0.0
-    let report = try destination.importBundle(from: bundle, progress: { _, _ in
+    let report = try destination.sync.importBundle(from: bundle, progress: { _, _ in
         let t = now()
         if t - lastSample > 0.05 {
             lastSample = t
@@ -339,9 +339,9 @@ case "import":
         var destination: CredentialStorage? = try open(destinationDir)
         let bundle = work.appendingPathComponent("bundle-\(r).csbundle")
         var t = now()
-        try source.exportSynchronizable(to: bundle, protection: .recipients([destination!.deviceKey]))
+        try source.sync.export(to: bundle, protection: .recipients([destination!.sync.deviceKey]))
         exports.append(now() - t)
-        try destination!.trustDevice(source.deviceKey)
+        try destination!.sync.trust(source.sync.deviceKey)
         if alone {
             destination = nil
             let child = Process()
