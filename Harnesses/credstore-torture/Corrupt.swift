@@ -143,7 +143,7 @@ func readAndCompare(database: URL, key: URL, expected: ExpectedStore) -> String 
     }
     var verifyFlags = false
     do {
-        verifyFlags = !(try storage.verify().isSound)
+        verifyFlags = !(try storage.maintenance.verify().isSound)
     } catch {
         if firstError == nil { firstError = classify(error) }
     }

@@ -254,7 +254,7 @@ final class FaultRun {
     func verify(_ storage: CredentialStorage, database: URL, keyFile: URL?, passphrase: String?, point: String) -> Bool {
         var sound = true
         do {
-            let report = try storage.verify()
+            let report = try storage.maintenance.verify()
             if !report.isSound {
                 problem(point, "verify(): \(report.problems)")
                 sound = false

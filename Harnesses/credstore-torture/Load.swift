@@ -180,7 +180,7 @@ func loadMain(_ options: Options) -> Int32 {
     }
     var verified = "not run"
     do {
-        let report = try CredentialStorage(at: database, key: .keyFile(key)).verify()
+        let report = try CredentialStorage(at: database, key: .keyFile(key)).maintenance.verify()
         verified = report.isSound ? "sound (\(report.credentialsChecked) credentials)" : "PROBLEMS \(report.problems)"
         if !report.isSound { failures.append("verify: \(report.problems)") }
     } catch {

@@ -76,14 +76,8 @@ extension CredentialStorage {
         }
     }
 
-    /// Opens every row and default choice and checks each against its blind indexes; opens the
-    /// sync registers, sync defaults, trusted device keys and device identity, and checks that
-    /// synchronizable credentials and live sync registers pair up; checks the table seal and the
-    /// rollback anchor; then runs SQLite's integrity check.
-    ///
-    /// Faults are reported, not thrown, so one damaged row does not hide the others.
-    /// - Throws: only when the store cannot be read at all.
-    public func verify() throws -> VerificationReport {
+    /// What ``StoreMaintenance/verify()`` does.
+    func verify() throws -> VerificationReport {
         _ = try followRekey()
         let keys = keys
         var report = VerificationReport(credentialsChecked: 0, defaultsChecked: 0, problems: [], authenticationFailures: 0)
@@ -187,14 +181,11 @@ extension CredentialStorage {
         sealChecks.advance(to: seal.generation)
     }
 
-    /// Whether the store is unlocked by a passphrase (rather than a key file).
-    public var isPassphraseProtected: Bool { keyHolder.protection == .passphrase }
+    /// What ``StoreMaintenance/isPassphraseProtected`` does.
+    var isPassphraseProtected: Bool { keyHolder.protection == .passphrase }
 
-    /// Changes the passphrase of a passphrase store: rewraps the root key under the new one, in
-    /// one transaction. The rows are untouched; other processes keep working.
-    ///
-    /// - Throws: `wrongKey` when the store uses a key file or `newPassphrase` is empty.
-    public func changePassphrase(to newPassphrase: String) throws {
+    /// What ``StoreMaintenance/changePassphrase(to:)`` does.
+    func changePassphrase(to newPassphrase: String) throws {
         guard isPassphraseProtected else {
             throw CredentialStorageError(.wrongKey, "this store is unlocked by a key file, not a passphrase; there is no passphrase to change")
         }
@@ -212,12 +203,8 @@ extension CredentialStorage {
         }, afterCommit: { _ in keyHolder.install(kek: newKEK) })
     }
 
-    /// Rotates the root key: a new random root, every row and default choice re-sealed under its
-    /// subkeys, the key slot rewrapped, all in one transaction, so a crash leaves the old store or
-    /// the new one. Other processes follow the new key generation on their next access.
-    ///
-    /// - Throws: `tamperDetected` (and changes nothing) if a row does not open: run ``verify()``.
-    public func rekey() throws {
+    /// What ``StoreMaintenance/rekey()`` does.
+    func rekey() throws {
         let kek = keyHolder.kek
         let protection = keyHolder.protection
         let newRoot = try SecureBytes.random(count: Sodium.aeadKeyBytes)

@@ -18,22 +18,8 @@ import Darwin
 extension CredentialStorage {
     // MARK: Backing up
 
-    /// Writes a consistent, encrypted copy of the whole store to `url` (0600), while other
-    /// processes go on reading and writing it.
-    ///
-    /// The copy is one snapshot of the database (SQLite's `VACUUM INTO`, beside writers in WAL
-    /// mode), so a commit of another process is in it whole or not at all. It is checked as
-    /// ``verify()`` checks the store, and its key slots are replaced by one passphrase slot that
-    /// wraps the same root key under `passphrase`. It is written under a temporary name beside
-    /// `url` and renamed into place: `url` never holds half a backup, and an existing file there
-    /// is replaced only when the backup is complete.
-    ///
-    /// Restore it with ``restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)``.
-    ///
-    /// - Throws: `wrongKey` for an empty passphrase; `invalidInput` when `url` is one of the
-    ///   store's own files; `tamperDetected` or `corrupt` when the store fails verification (no
-    ///   backup is written: one could not be restored); `io` when the file cannot be written.
-    public func backup(to url: URL, passphrase: String) throws {
+    /// What ``StoreMaintenance/backup(to:passphrase:)`` does.
+    func backup(to url: URL, passphrase: String) throws {
         try StoreFiles.refuseStoreFile(url, database: databaseURL.path, stateFolder: stateFolder, remedy: "write the backup elsewhere")
         try StoreFiles.requireReplaceable(url)
         // Argon2id takes about a second: before the snapshot, so the backup is as fresh as it can be.
@@ -96,7 +82,7 @@ extension CredentialStorage {
     /// there, and accepts it as that path's store.
     ///
     /// The backup is copied beside `databaseURL` under a temporary name, opened with
-    /// `passphrase` and checked as ``verify()`` checks a store; a backup that fails is refused and
+    /// `passphrase` and checked as ``StoreMaintenance/verify()`` checks a store; a backup that fails is refused and
     /// nothing changes. The store at `databaseURL`, if any, is opened with `key` and compared with
     /// the backup (``RestoreReport``), and `confirm` is called with the comparison: throwing from
     /// it stops the restore, with nothing changed. Then the copy's key slot is replaced by one for
@@ -112,7 +98,7 @@ extension CredentialStorage {
     /// would make the restored store read as rolled back: stop such processes first.
     ///
     /// - Parameters:
-    ///   - backup: A file ``backup(to:passphrase:)`` wrote.
+    ///   - backup: A file ``StoreMaintenance/backup(to:passphrase:)`` wrote.
     ///   - passphrase: The backup's passphrase.
     ///   - databaseURL: Where the restored store goes.
     ///   - key: What unlocks the restored store: a key file (the store's own; created when missing)
@@ -245,7 +231,7 @@ extension CredentialStorage {
     /// collect what is saved next under their key. Call this only when you did it yourself, on
     /// purpose (`credstore init --force` does): the path's record becomes this store, and its
     /// anchor this store's state, from which it follows the store's history again. The store's
-    /// seal is checked as any open checks it; ``verify()`` checks every row.
+    /// seal is checked as any open checks it; ``StoreMaintenance/verify()`` checks every row.
     ///
     /// - Throws: `notFound` when no store is there; the errors of
     ///   ``init(at:key:logger:integrityCheck:rollbackAnchor:)`` other than the anchor's and the

@@ -129,7 +129,7 @@ public final class CredentialStorage: Sendable {
         /// The seal's MAC and the rollback anchor: constant time, whatever the store's size. A
         /// store whose seal was edited, or which is older than its anchor, throws `tamperDetected`.
         case onOpen
-        /// Nothing at open beyond the key: ``CredentialStorage/verify()`` reports the seal and
+        /// Nothing at open beyond the key: ``StoreMaintenance/verify()`` reports the seal and
         /// the anchor with every other problem. For tools that diagnose a damaged store.
         case deferredToVerify
     }

@@ -1,4 +1,4 @@
-/// What ``CredentialStorage/verify()`` found.
+/// What ``StoreMaintenance/verify()`` found.
 public struct VerificationReport: Hashable, Sendable, Codable {
     /// Credential rows whose every field opened and matched its blind indexes.
     public var credentialsChecked: Int

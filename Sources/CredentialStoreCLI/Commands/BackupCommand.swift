@@ -41,7 +41,7 @@ struct BackupCommand: ParsableCommand {
         let storage = try location.openExisting(console, orFail: CommandFailure(.notFound,
             "there is no store at \(location.path); check --store. Nothing was written"))
         let passphrase = try console.readNewPassphrase(from: "CREDSTORE_BACKUP_PASSPHRASE", prompt: "Passphrase for the backup: ")
-        try storage.backup(to: target, passphrase: passphrase)
+        try storage.maintenance.backup(to: target, passphrase: passphrase)
         if global.json {
             console.output.write(JSONValue.object([("store", .string(location.path)), ("file", .string(file))]).rendered + "\n")
         } else {

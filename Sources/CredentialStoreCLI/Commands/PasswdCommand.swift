@@ -26,11 +26,11 @@ struct PasswdCommand: ParsableCommand {
         let storage = try location.storeExistsAsPassphraseStore()
             ? location.openWithPassphraseOnly(console, logger: StoreLocation.logger(console), for: "passwd")
             : location.openExisting(console, orFail: CommandFailure(.notFound, "there is no store at \(location.path)"))
-        guard storage.isPassphraseProtected else {
+        guard storage.maintenance.isPassphraseProtected else {
             throw CommandFailure(.usage, "the store \(location.path) is unlocked by a key file, so it has no passphrase to change; keep the key file safe instead")
         }
         let newPassphrase = try console.readNewPassphrase(from: "CREDSTORE_NEW_PASSPHRASE", prompt: "New passphrase for \(location.path): ")
-        try storage.changePassphrase(to: newPassphrase)
+        try storage.maintenance.changePassphrase(to: newPassphrase)
         if !global.json { console.output.write("Changed the passphrase of \(location.path)\n") }
     }
 }

@@ -19,7 +19,7 @@ struct RekeyCommand: ParsableCommand {
         let console = Console.current
         let location = global.location(in: console)
         let storage = try location.openExisting(console, orFail: CommandFailure(.notFound, "there is no store at \(location.path); nothing to rekey"))
-        try storage.rekey()
+        try storage.maintenance.rekey()
         if !global.json { console.output.write("Rotated the root key of \(location.path)\n") }
     }
 }

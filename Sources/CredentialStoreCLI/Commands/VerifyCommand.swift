@@ -23,7 +23,7 @@ struct VerifyCommand: ParsableCommand {
         // failure is one problem of the report rather than an error that hides the others.
         let storage = try location.openExisting(
             console, integrityCheck: .deferredToVerify, orFail: CommandFailure(.notFound, "there is no store at \(location.path); nothing to verify"))
-        let report = try storage.verify()
+        let report = try storage.maintenance.verify()
 
         if global.json {
             console.output.write(JSONValue.object([

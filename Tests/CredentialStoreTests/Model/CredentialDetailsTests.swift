@@ -60,7 +60,7 @@ import CredentialStoreTestSupport
         let store = try TemporaryStore()
         let storage = try store.open()
         try storage.set(Self.detailed, for: Self.space)
-        try storage.rekey()
+        try storage.maintenance.rekey()
         #expect(try storage.credentials(for: Self.space)["alice"] == Self.detailed)
         var relabelled = Self.detailed
         relabelled.label = "personal"

@@ -48,7 +48,7 @@ import CredentialStoreTestSupport
         let oneLookup = try store.open(integrityCheck: .onOpen)
         expectError(.tamperDetected, secrets: ["api-secret"]) { try oneLookup.defaultCredential(for: other) }
         expectError(.tamperDetected, secrets: ["api-secret"]) { try oneLookup.credentials(for: other) }
-        let report = try oneLookup.verify()
+        let report = try oneLookup.maintenance.verify()
         #expect(!report.isSound)
         #expect(report.problems.allSatisfy { !$0.contains("api-secret") })
     }
@@ -68,7 +68,7 @@ import CredentialStoreTestSupport
         }
         let oneLookup = try store.open(integrityCheck: .onOpen)
         #expect(throws: CredentialStorageError.self) { try oneLookup.credentials(for: api)["bob"] }
-        #expect(try !oneLookup.verify().isSound)
+        #expect(try !oneLookup.maintenance.verify().isSound)
     }
 
     // MARK: Key slots

@@ -35,14 +35,14 @@ import CredentialStoreTestSupport
         do {
             let storage = try store.open()
             for user in ["alice", "bob", "carol"] { try storage.set(Fixture.credential(user, "pw-\(user)"), for: space) }
-            let report = try storage.verify()
+            let report = try storage.maintenance.verify()
             #expect(report.isSound)
             #expect(report.credentialsChecked == 3 && report.defaultsChecked == 1)
         }
         try store.rawDatabase().write { db in
             try db.execute(sql: "UPDATE credentials SET modified = modified + 1 WHERE user_index = (SELECT user_index FROM credentials LIMIT 1)")
         }
-        let report = try store.open().verify()
+        let report = try store.open().maintenance.verify()
         #expect(!report.isSound)
         #expect(report.credentialsChecked == 2)
         #expect(report.problems.count == 1)
@@ -53,8 +53,8 @@ import CredentialStoreTestSupport
         do {
             let storage = try CredentialStorage(at: store.databaseURL, key: .passphrase("first passphrase"))
             try storage.set(Fixture.credential("alice", "a"), for: space)
-            #expect(storage.isPassphraseProtected)
-            try storage.changePassphrase(to: "second passphrase")
+            #expect(storage.maintenance.isPassphraseProtected)
+            try storage.maintenance.changePassphrase(to: "second passphrase")
             #expect(try storage.defaultCredential(for: space)?.password == "a")
         }
         #expect(try CredentialStorage.protection(ofStoreAt: store.databaseURL) == .passphrase)
@@ -70,7 +70,7 @@ import CredentialStoreTestSupport
         let oldSlot = try #require(try storage.repository.read { try $0.header() }?.1.first?.wrappedRootKey)
         #expect(try store.files().values.contains { $0.range(of: Data(oldSlot)) != nil })
 
-        try storage.changePassphrase(to: "second passphrase")
+        try storage.maintenance.changePassphrase(to: "second passphrase")
         let holding = try store.files().filter { $0.value.range(of: Data(oldSlot)) != nil }.map(\.key.lastPathComponent)
         #expect(holding.isEmpty, "the old slot is still in \(holding)")
     }
@@ -78,7 +78,7 @@ import CredentialStoreTestSupport
     @Test func aKeyFileStoreHasNoPassphraseToChange() throws {
         let storage = try store.open()
         #expect(try CredentialStorage.protection(ofStoreAt: store.databaseURL) == .keyFile)
-        expectError(.wrongKey) { try storage.changePassphrase(to: "anything") }
+        expectError(.wrongKey) { try storage.maintenance.changePassphrase(to: "anything") }
     }
 
     @Test func rekeyReSealsEveryRowUnderANewRootKey() throws {
@@ -86,11 +86,11 @@ import CredentialStoreTestSupport
         for user in ["alice", "bob"] { try storage.set(Fixture.credential(user, "pw-\(user)"), for: space) }
         try storage.setDefaultCredential(Fixture.credential("bob", "pw-bob"), for: space)
         let before = try store.rawDatabase().read { try Data.fetchAll($0, sql: "SELECT sealed_credential FROM credentials") }
-        try storage.rekey()
+        try storage.maintenance.rekey()
         let after = try store.rawDatabase().read { try Data.fetchAll($0, sql: "SELECT sealed_credential FROM credentials") }
         #expect(Set(before).isDisjoint(with: Set(after)))
         #expect(try storage.defaultCredential(for: space) == Fixture.credential("bob", "pw-bob"))
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
         let reopened = try store.open()
         #expect(try reopened.credentials(for: space).mapValues(\.password) == ["alice": "pw-alice", "bob": "pw-bob"])
         #expect(try reopened.defaultCredential(for: space)?.user == "bob")
@@ -101,14 +101,14 @@ import CredentialStoreTestSupport
         let other = try store.open()
         try writer.set(Fixture.credential("alice", "a"), for: space)
         #expect(try other.defaultCredential(for: space)?.password == "a")
-        try writer.rekey()
+        try writer.maintenance.rekey()
         // Its keys are stale now: the read must notice the new generation, not report a miss.
         #expect(try other.defaultCredential(for: space)?.password == "a")
         #expect(try other.allCredentials()[space]?["alice"]?.password == "a")
-        try writer.rekey()
+        try writer.maintenance.rekey()
         // And a write from the stale instance must seal under the new keys.
         try other.set(Fixture.credential("bob", "b"), for: space)
         #expect(try writer.credentials(for: space).mapValues(\.password) == ["alice": "a", "bob": "b"])
-        #expect(try writer.verify().isSound)
+        #expect(try writer.maintenance.verify().isSound)
     }
 }

@@ -45,7 +45,7 @@ import Glibc
             let storage = try store.open()
             try fill(storage)
             entries = try storage.entries()
-            try storage.backup(to: backup, passphrase: passphrase)
+            try storage.maintenance.backup(to: backup, passphrase: passphrase)
         }
         let target = try TemporaryStore()
         let report = try restore(backup, into: target)
@@ -60,14 +60,14 @@ import Glibc
         #expect(alice.password == "pw-alice" && alice.label == "work" && alice.comment == "the API key" && alice.attributes == ["team": "ops"])
         #expect(alice.expires == Date(timeIntervalSince1970: 4_000_000_000))
         #expect(try restored.credentials(for: synced)["carol"]?.persistence == .synchronizable)
-        #expect(try restored.verify().isSound)
+        #expect(try restored.maintenance.verify().isSound)
         #expect(try CredentialStorage.protection(ofStoreAt: target.databaseURL) == .keyFile)
     }
 
     @Test func theBackupIsOneFileLockedByItsPassphraseWithNothingInTheClear() throws {
         let backup = store.file("store.backup")
         try fill(store.open())
-        try store.open().backup(to: backup, passphrase: passphrase)
+        try store.open().maintenance.backup(to: backup, passphrase: passphrase)
         #expect(try FileManager.default.attributesOfItem(atPath: backup.path)[.posixPermissions] as? Int == 0o600)
         for suffix in ["-wal", "-shm", "-journal"] {
             #expect(!FileManager.default.fileExists(atPath: backup.path + suffix))
@@ -85,7 +85,7 @@ import Glibc
     @Test func aWrongPassphraseIsRefusedAndTheTargetIsUntouched() throws {
         let backup = store.file("store.backup")
         try fill(store.open())
-        try store.open().backup(to: backup, passphrase: passphrase)
+        try store.open().maintenance.backup(to: backup, passphrase: passphrase)
 
         let target = try TemporaryStore()
         try target.open().set(Fixture.credential("dave", "pw-dave"), for: space)
@@ -103,7 +103,7 @@ import Glibc
     @Test func anAlteredBackupIsRefusedAndTheTargetIsUntouched() throws {
         let backup = store.file("store.backup")
         try fill(store.open())
-        try store.open().backup(to: backup, passphrase: passphrase)
+        try store.open().maintenance.backup(to: backup, passphrase: passphrase)
         let raw = try DatabaseQueue(path: backup.path)
         try raw.write { try $0.execute(sql: "DELETE FROM credentials WHERE user_index = (SELECT min(user_index) FROM credentials)") }
         try raw.close()
@@ -123,7 +123,7 @@ import Glibc
             let storage = try store.open()
             try fill(storage)
             deviceID = try storage.sync.deviceID
-            try storage.backup(to: backup, passphrase: passphrase)
+            try storage.maintenance.backup(to: backup, passphrase: passphrase)
             // Since the backup: alice changed, erin added, carol removed.
             try storage.set(Credential(user: "alice", password: "pw-alice-2"), for: space)
             try storage.set(Fixture.credential("erin", "pw-erin"), for: space)
@@ -158,7 +158,7 @@ import Glibc
     @Test func aStoreThatDoesNotOpenIsReplacedAndSaidSo() throws {
         let backup = store.file("store.backup")
         try fill(store.open())
-        try store.open().backup(to: backup, passphrase: passphrase)
+        try store.open().maintenance.backup(to: backup, passphrase: passphrase)
         store.waitUntilClosed()
         let handle = try FileHandle(forWritingTo: store.databaseURL)
         try handle.write(contentsOf: Data(repeating: 0x5A, count: 4096))
@@ -174,7 +174,7 @@ import Glibc
     @Test func aRestoredPassphraseStoreNeedsItsNewPassphraseAndNoKeyFile() throws {
         let backup = store.file("store.backup")
         try fill(store.open())
-        try store.open().backup(to: backup, passphrase: passphrase)
+        try store.open().maintenance.backup(to: backup, passphrase: passphrase)
         let target = try TemporaryStore()
         try CredentialStorage.restore(
             from: backup, passphrase: passphrase, to: target.databaseURL, key: .passphrase("the store's own"),
@@ -190,7 +190,7 @@ import Glibc
     @Test func aBackupIsNeverWrittenOverTheStoreItself() throws {
         let storage = try store.open()
         try fill(storage)
-        expectError(.invalidInput) { try storage.backup(to: store.databaseURL, passphrase: passphrase) }
+        expectError(.invalidInput) { try storage.maintenance.backup(to: store.databaseURL, passphrase: passphrase) }
         #expect(try storage.defaultCredential(for: space)?.password == "pw-bob")
     }
 

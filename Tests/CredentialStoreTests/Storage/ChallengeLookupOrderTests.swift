@@ -153,7 +153,7 @@ import CredentialStoreTestSupport
                       for: Fixture.space(realm: "Staff", method: .httpBasic))
         #expect(try other.defaultCredential(answering: .challenge(digest))?.credential.user == "stored-digest")
 
-        try storage.rekey()
+        try storage.maintenance.rekey()
         #expect(try other.defaultCredential(answering: .challenge(digest))?.credential.user == "stored-digest")
         #expect(try other.defaultCredential(for: digest)?.user == "stored-digest")
     }

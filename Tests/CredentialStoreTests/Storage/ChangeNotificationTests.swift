@@ -185,7 +185,7 @@ import CredentialStoreTestSupport
         // The other instance hears it from the change log (in this process, so as this process's).
         #expect(await collectArrived(theirs, count: 2, timeout: .seconds(5)) == [local(.defaultChanged, "bob"), local(.removed, "alice")])
         #expect(try other.defaultCredential(for: space)?.user == "bob")
-        #expect(try store.open().verify().isSound)
+        #expect(try store.open().maintenance.verify().isSound)
     }
 
     // MARK: Other processes' changes

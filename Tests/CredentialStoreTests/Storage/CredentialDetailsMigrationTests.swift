@@ -58,7 +58,7 @@ import CredentialStoreTestSupport
 
         // The orphaned companion is gone with the others; nothing else is left behind.
         #expect(try storage.credentials(for: Self.space("orphan.example.com")).isEmpty)
-        let report = try storage.verify()
+        let report = try storage.maintenance.verify()
         #expect(report.credentialsChecked == 4)
     }
 
@@ -69,7 +69,7 @@ import CredentialStoreTestSupport
         store.waitUntilClosed()
         let storage = try store.open()
         #expect(try storage.entries() == first)
-        _ = try storage.verify()
+        _ = try storage.maintenance.verify()
     }
 
     @Test("A companion's values in the first versions' form (one line each) decode too")

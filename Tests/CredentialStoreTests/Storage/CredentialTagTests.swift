@@ -65,7 +65,7 @@ import CredentialStoreTestSupport
             expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries(matching: search) }
         }
         expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries() }
-        let report = try store.open(integrityCheck: .deferredToVerify).verify()
+        let report = try store.open(integrityCheck: .deferredToVerify).maintenance.verify()
         #expect(!report.isSound, sourceLocation: sourceLocation)
         #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)", sourceLocation: sourceLocation)
     }
@@ -93,7 +93,7 @@ import CredentialStoreTestSupport
         // Two spellings Swift calls equal are one label.
         try storage.set(Credential(user: "dave", password: "d", label: "caf\u{E9}"), for: home)
         #expect(try users(storage, label: "cafe\u{301}") == ["dave"])
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
     }
 
     @Test func everyWriteKeepsTheTagsExact() throws {
@@ -124,7 +124,7 @@ import CredentialStoreTestSupport
         #expect(try users(storage, ["env": "dev"]) == ["erin"])
         // Every tag row on disk is a credential's: alice (1), zoe (1), erin (2).
         #expect(try tagRowCount() == 4)
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
     }
 
     @Test func aSyncImportKeepsTheTagsExact() throws {
@@ -140,19 +140,19 @@ import CredentialStoreTestSupport
         _ = try sender.storage.remove(user: "sam", for: work, options: .removeSynchronizable)
         try receiver.storage.sync.importBundle(from: try sender.export(to: [receiver]))
         #expect(try users(receiver.storage, label: "moved").isEmpty)
-        #expect(try receiver.storage.verify().isSound)
+        #expect(try receiver.storage.maintenance.verify().isSound)
     }
 
     @Test func aRekeyedStoreIsSearchedUnderItsNewIndexesAndKeepsNoOldTag() throws {
         let before = try store.rawDatabase().read { try Set(Data.fetchAll($0, sql: "SELECT tag_index FROM credential_tags")) }
-        do { try store.open().rekey() }
+        do { try store.open().maintenance.rekey() }
         let after = try store.rawDatabase().read { try Set(Data.fetchAll($0, sql: "SELECT tag_index FROM credential_tags")) }
         #expect(after.count == before.count)
         #expect(after.isDisjoint(with: before))
         let storage = try store.open()
         #expect(try users(storage, label: "work", ["team": "web"]) == ["bob"])
         #expect(try users(storage, ["env": "prod"]) == ["alice", "carol"])
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
     }
 
     // MARK: Tampering
@@ -214,7 +214,7 @@ import CredentialStoreTestSupport
                 try pipeline.foldSeal(into: writer)
             }
         }
-        let report = try store.open().verify()
+        let report = try store.open().maintenance.verify()
         #expect(!report.isSound)
         #expect(report.problems.contains { $0.contains("search tags differ") && $0.contains("3 missing") }, "\(report.problems)")
     }
@@ -245,6 +245,6 @@ import CredentialStoreTestSupport
         #expect(Set(try storage.entries(matching: CredentialQuery(label: "work")).map(\.user)) == ["alice", "bob"])
         #expect(Set(try storage.entries(matching: CredentialQuery(attributes: ["team": "infra"])).map(\.user)) == ["alice", "carol"])
         #expect(try old.rawDatabase().read { try Int.fetchOne($0, sql: "SELECT count(*) FROM credential_tags") } == 4)
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
     }
 }

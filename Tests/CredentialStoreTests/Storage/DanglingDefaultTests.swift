@@ -46,7 +46,7 @@ import CredentialStoreTestSupport
         try deleteTheDefaultsRow(using: first)
         expectEveryLookupRefuses(try store.open(integrityCheck: .onOpen))
         expectEveryLookupRefuses(try store.open())
-        #expect(!(try store.open(integrityCheck: .deferredToVerify).verify().isSound))
+        #expect(!(try store.open(integrityCheck: .deferredToVerify).maintenance.verify().isSound))
     }
 
     /// A challenge for Basic or Digest in the realm falls back to the realm's space without a

@@ -71,7 +71,7 @@ import CredentialStoreTestSupport
         collect { try storage.sync.untrust(try TemporaryStore().open().sync.deviceKey) }
         collect { _ = try DeviceKey("csdev1:nonsense") }
         collect { _ = try DeviceKey("ssh-ed25519 AAAA") }
-        collect { try storage.changePassphrase(to: "new") }
+        collect { try storage.maintenance.changePassphrase(to: "new") }
         #expect(errors.map(\.code) == [.synchronizableRemovalNeedsOption, .notFound, .invalidInput, .invalidInput, .wrongKey])
         #expect(errors.first?.message.contains("RemovalOptions.removeSynchronizable") == true, "the remedy in the library's terms")
         for error in errors {

@@ -119,7 +119,7 @@ import CredentialStoreTestSupport
     @Test func aVersion6StoreMigratesWithItsSyncStateSealedAndPaired() throws {
         let stamp = try makeVersion6Store().stamp
         let storage = try store.open()
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
         #expect(try storage.sync.deviceID == stamp.device.map { String(format: "%02x", $0) }.joined(), "the device identity survives the rename")
         // The synchronizable credential stored before sync existed now has a live register, newer
         // than anything before the migration, so it is exported; the register left without its
@@ -138,7 +138,7 @@ import CredentialStoreTestSupport
         #expect(try peer.storage.credentials(for: space).mapValues(\.password) == ["carol": "carol-pw", "legacy": "legacy-pw"])
         // And it keeps working: a write, a reopen.
         try storage.set(Credential(user: "carol", password: "carol-2", persistence: .synchronizable), for: space)
-        #expect(try store.open().verify().isSound)
+        #expect(try store.open().maintenance.verify().isSound)
     }
 
     @Test func aRolledBackStoreIsNotMadeCurrentByTheMigration() throws {

@@ -145,7 +145,7 @@ import CredentialStoreTestSupport
                 let conflict = peer.file("conflict.csbundle")
                 try peer.storage.sync.export(to: conflict, protection: .recipients([try storage.sync.deviceKey]))
                 try storage.sync.importBundle(from: conflict)
-                if rekey { try storage.rekey() }
+                if rekey { try storage.maintenance.rekey() }
             }
             store.waitUntilClosed()
             database = try Data(contentsOf: store.databaseURL)
@@ -222,7 +222,7 @@ import CredentialStoreTestSupport
             var detection: String?
             do {
                 let diagnosed = try store.open(integrityCheck: .deferredToVerify)
-                let report = try diagnosed.verify()
+                let report = try diagnosed.maintenance.verify()
                 if !report.isSound { detection = "verify: \(report.problems.joined(separator: "; "))" }
             } catch {
                 detection = "verify's open: \(error)"

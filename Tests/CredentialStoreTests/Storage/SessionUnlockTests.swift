@@ -99,13 +99,13 @@ import CredentialStoreTestSupport
         let store = try TemporaryStore()
         let storage = try passphraseStore(store)
         _ = try storage.keepUnlocked(forSeconds: 60, in: .session)
-        try storage.changePassphrase(to: "a new passphrase")
+        try storage.maintenance.changePassphrase(to: "a new passphrase")
         #expect(throws: CredentialStorageError.self) { try openUnlocked(store) }
         #expect(try CredentialStorage.unlockedUntil(storeAt: store.databaseURL) == nil)
 
         _ = try storage.keepUnlocked(forSeconds: 60, in: .user)
         #expect(try openUnlocked(store).credentials(for: Self.space).isEmpty)
-        try storage.rekey()
+        try storage.maintenance.rekey()
         let stale = #expect(throws: CredentialStorageError.self) { try openUnlocked(store) }
         #expect(stale?.code == .locked)
         // A given passphrase is always checked, unlocked or not.

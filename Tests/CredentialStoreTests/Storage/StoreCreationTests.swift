@@ -40,7 +40,7 @@ import Glibc
             let entries = try storage.entries()
             #expect(Set(entries.map(\.user)) == Set((0..<16).map { "user\($0)" }), "round \(round)")
             #expect(try storage.credentials(for: Fixture.space("host7.example.com"))["user7"]?.password == "pw-\(round)-7")
-            #expect(try storage.verify().isSound)
+            #expect(try storage.maintenance.verify().isSound)
             let left = try temporaries()
             #expect(left.isEmpty, "round \(round) left \(left)")
         }
@@ -49,7 +49,7 @@ import Glibc
     @Test func aPassphraseStoreAndAKeyFileStoreCreatedAtOnceLeaveOneStoreAndSayWhichItIs() throws {
         let outcomes = atOnce(2) { [store] index in
             let key: StoreKey = index == 0 ? .passphrase("correct horse battery") : .keyFile(store.keyFileURL)
-            return try CredentialStorage(at: store.databaseURL, key: key, rollbackAnchor: .directory(store.anchorDirectory)).isPassphraseProtected
+            return try CredentialStorage(at: store.databaseURL, key: key, rollbackAnchor: .directory(store.anchorDirectory)).maintenance.isPassphraseProtected
         }
         let opened = outcomes.compactMap { try? $0.get() }
         #expect(opened.count >= 1)

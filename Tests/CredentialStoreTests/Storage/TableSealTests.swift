@@ -43,7 +43,7 @@ import CredentialStoreTestSupport
         expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries() }
         #expect(try storage.defaultCredential(for: elsewhere)?.password == "untouched", sourceLocation: sourceLocation)
         let diagnosed = try store.open(integrityCheck: .deferredToVerify)
-        let report = try diagnosed.verify()
+        let report = try diagnosed.maintenance.verify()
         #expect(!report.isSound, sourceLocation: sourceLocation)
         #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)", sourceLocation: sourceLocation)
     }
@@ -51,7 +51,7 @@ import CredentialStoreTestSupport
     /// The seal itself is edited: opening refuses, and verify reports it.
     private func expectOpenRefused(sourceLocation: SourceLocation = #_sourceLocation) throws {
         expectError(.tamperDetected, sourceLocation: sourceLocation) { try store.open() }
-        let report = try store.open(integrityCheck: .deferredToVerify).verify()
+        let report = try store.open(integrityCheck: .deferredToVerify).maintenance.verify()
         #expect(!report.isSound, sourceLocation: sourceLocation)
         #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)", sourceLocation: sourceLocation)
     }
@@ -78,11 +78,11 @@ import CredentialStoreTestSupport
             try storage.set(Fixture.credential("carol", "c1", .synchronizable), for: Fixture.space("other.example.com"))
             let other = try TemporaryStore().open()
             try storage.sync.trust(try other.sync.deviceKey)
-            try storage.rekey()
+            try storage.maintenance.rekey()
             try storage.set(Fixture.credential("dave", "d1"), for: space)
         }
         let reopened = try store.open()
-        #expect(try reopened.verify().isSound)
+        #expect(try reopened.maintenance.verify().isSound)
         #expect(try reopened.credentials(for: space).keys.sorted() == ["alice", "dave"])
     }
 
@@ -259,7 +259,7 @@ import CredentialStoreTestSupport
         expectError(.tamperDetected) { try store.open().defaultCredential(for: space) }
         // An instance that kept the nodes it checked refuses too: the bucket is not its parent's.
         expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
-        let report = try store.open(integrityCheck: .deferredToVerify).verify()
+        let report = try store.open(integrityCheck: .deferredToVerify).maintenance.verify()
         #expect(report.problems.contains { $0.contains("seal") }, "\(report.problems)")
     }
 
@@ -285,7 +285,7 @@ import CredentialStoreTestSupport
         try putBack(old, only: ["credentials", "default_choices", "seal_nodes", "store_seal"])
         // Its write would seal the older state one generation on, level with the anchor.
         expectError(.tamperDetected) { try waiting.set(Fixture.credential("bob", "b1"), for: elsewhere) }
-        expectError(.tamperDetected) { try waiting.rekey() }
+        expectError(.tamperDetected) { try waiting.maintenance.rekey() }
         expectError(.tamperDetected, secrets: ["a1"]) { try waiting.defaultCredential(for: space) }
         expectError(.tamperDetected) { try waiting.entries() }
         expectError(.tamperDetected) { try store.open() }
@@ -312,7 +312,7 @@ import CredentialStoreTestSupport
         expectError(.tamperDetected) { try storage.defaultCredential(for: space) }
         expectError(.tamperDetected) { try storage.defaultCredential(for: elsewhere) }
         expectError(.tamperDetected) { try storage.set(Fixture.credential("bob", "b1"), for: space) }
-        #expect(!(try store.open(integrityCheck: .deferredToVerify).verify().isSound))
+        #expect(!(try store.open(integrityCheck: .deferredToVerify).maintenance.verify().isSound))
         // A node that is not a blob at all is tampering too, not damage.
         try edit { try $0.execute(sql: "UPDATE seal_nodes SET body = 'text' WHERE id = (SELECT max(id) FROM seal_nodes)") }
         expectError(.tamperDetected) { try store.open().entries() }
@@ -404,7 +404,7 @@ import CredentialStoreTestSupport
         do {
             let storage = try store.open()
             for index in 0..<5 { try storage.set(Fixture.credential("user\(index)"), for: space) }
-            try storage.rekey()
+            try storage.maintenance.rekey()
             try storage.sync.trust(try TemporaryStore().open().sync.deviceKey)
         }
         // Another instance writing too, and many reopenings.

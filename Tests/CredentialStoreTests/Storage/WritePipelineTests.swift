@@ -25,7 +25,7 @@ import CredentialStoreTestSupport
             }
         }
         #expect(try storage.credentials(for: space).keys.sorted() == ["alice"], "the unsealed row was not kept")
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
         #expect(throws: Never.self) { try store.open() }
     }
 
@@ -63,6 +63,6 @@ import CredentialStoreTestSupport
         // A credential outside sync gets no register.
         try storage.set(Fixture.credential("bob", "b", .permanent), for: space, options: .removeSynchronizable)
         #expect(try syncRegister(storage, space, "bob") == nil)
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
     }
 }

@@ -31,7 +31,7 @@ import CredentialStoreTestSupport
             try storage.set(Fixture.credential("carol", "pw-carol", .synchronizable), for: space)
             try storage.sync.trust(try peer.publicKey)
             (deviceID, deviceKey) = (try storage.sync.deviceID, try storage.sync.deviceKey)
-            try storage.backup(to: backup, passphrase: passphrase)
+            try storage.maintenance.backup(to: backup, passphrase: passphrase)
         }
         store.waitUntilClosed()
 
@@ -54,7 +54,7 @@ import CredentialStoreTestSupport
         // Once: it is this home's identity from now on, across opens.
         #expect(try restored.sync.settleIdentity() == nil)
         #expect(try elsewhere.open().sync.deviceID == renewal.id)
-        #expect(try restored.verify().isSound)
+        #expect(try restored.maintenance.verify().isSound)
     }
 
     @Test func theIdentityOfAStoreMadeBeforePlacesWereRecordedIsClaimedNotReplaced() throws {
@@ -83,6 +83,6 @@ import CredentialStoreTestSupport
         #expect(renewal.previousID == deviceID && renewal.id != deviceID)
         #expect(try storage.sync.deviceID == renewal.id)
         #expect(try storage.sync.trustedDevices().map(\.key) == [deviceKey])
-        #expect(try storage.verify().isSound)
+        #expect(try storage.maintenance.verify().isSound)
     }
 }

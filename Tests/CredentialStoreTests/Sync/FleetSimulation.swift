@@ -192,7 +192,7 @@ final class FleetSimulation {
         case 980..<995: try untrust(d)
         default:
             trace.append("\(op) d\(d) rekey")
-            try devices[d].peer.storage.rekey()
+            try devices[d].peer.storage.maintenance.rekey()
         }
     }
 

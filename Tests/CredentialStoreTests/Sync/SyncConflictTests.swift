@@ -82,7 +82,7 @@ import CredentialStoreTestSupport
         #expect(try send(desktop, to: laptop).conflicts.isEmpty)
         #expect(try password(desktop) == "pw-laptop")
         #expect(try password(laptop) == "pw-laptop")
-        #expect(try laptop.storage.verify().isSound)
+        #expect(try laptop.storage.maintenance.verify().isSound)
     }
 
     /// The laptop removes alice; the desktop, whose clock is 23 hours ahead, had changed her
@@ -201,7 +201,7 @@ import CredentialStoreTestSupport
         #expect(try keptRows(laptop) == 1)
 
         // A rekey re-seals them; they stay readable.
-        try laptop.storage.rekey()
+        try laptop.storage.maintenance.rekey()
         #expect(try laptop.storage.sync.keptVersions(of: "alice", in: space).map(\.credential.password) == ["pw-laptop"])
 
         // Once deletions are no longer remembered they are no longer listed, and the next import drops them.
@@ -223,7 +223,7 @@ import CredentialStoreTestSupport
         #expect(try laptop.storage.remove(user: "alice", for: space, options: .removeSynchronizable))
         #expect(try keptRows(laptop) == 0)
         #expect(try laptop.storage.sync.keptVersions(of: "alice", in: space).isEmpty)
-        #expect(try laptop.storage.verify().isSound)
+        #expect(try laptop.storage.maintenance.verify().isSound)
     }
 
     @Test func aCredentialKeepsAtMostItsLimitOfVersions() throws {

@@ -64,7 +64,7 @@ import Glibc
     /// Opens the store, checks it is sound, and says which whole state it holds.
     private func inspect(_ store: TemporaryStore, sourceLocation: SourceLocation = #_sourceLocation) throws -> Outcome? {
         let storage = try store.open()
-        let report = try storage.verify()
+        let report = try storage.maintenance.verify()
         #expect(report.isSound, "\(report.problems)", sourceLocation: sourceLocation)
         let all = try storage.allCredentials().values.flatMap(\.values)
         let synchronizable = all.filter { $0.persistence == .synchronizable }

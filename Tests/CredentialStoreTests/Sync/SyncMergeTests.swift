@@ -118,7 +118,7 @@ import CredentialStoreTestSupport
         #expect(users == ["gone-recently", "keeper"], "the expired tombstone is dropped, the other kept")
         #expect(try syncRegister(b, space, "gone-long-ago") == nil)
         #expect(try syncRegister(b, space, "gone-recently")?.deleted == true)
-        #expect(try b.verify().isSound, "the expiry is folded into the table seal")
+        #expect(try b.maintenance.verify().isSound, "the expiry is folded into the table seal")
         #expect(throws: Never.self) { try desktop.folder.open() }
     }
 
@@ -143,7 +143,7 @@ import CredentialStoreTestSupport
         try b.sync.importBundle(from: laptop.export(to: [desktop]))
         users = try laptop.decode(desktop.export(to: [laptop])).items.map(\.user).sorted()
         #expect(users == ["keeper"], "every trusted device holds the deletion, 400 days on: it is forgotten")
-        #expect(try b.verify().isSound)
+        #expect(try b.maintenance.verify().isSound)
     }
 
     /// Two devices that sync every fortnight forget a deletion once both hold it and the 189

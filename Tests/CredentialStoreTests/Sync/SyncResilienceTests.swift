@@ -36,10 +36,10 @@ import Glibc
         #expect(details.count == 1 && details.first?.key == laptopKey)
         #expect(details.first?.trusted != nil && details.first?.lastMerged != nil, "trusted and merged times: \(details)")
 
-        #expect(try desktop.storage.verify().isSound, "the merge time is sealed like the key")
+        #expect(try desktop.storage.maintenance.verify().isSound, "the merge time is sealed like the key")
         try desktop.storage.sync.untrust(try laptop.publicKey)
         #expect(try desktop.storage.sync.trustedDevices().map(\.key).isEmpty)
-        #expect(try desktop.storage.verify().isSound, "the removal is folded into the table seal")
+        #expect(try desktop.storage.maintenance.verify().isSound, "the removal is folded into the table seal")
         // Its bundles are refused from now on, and nothing changes.
         try laptop.storage.set(sync("alice", "after"), for: space)
         let before = try StoreSnapshot(desktop.storage)
@@ -56,9 +56,9 @@ import Glibc
         try laptop.storage.set(sync("alice", "pw"), for: space)
         try desktop.storage.sync.importBundle(from: try laptop.export(to: [desktop]))
         let before = try desktop.storage.sync.trustedDevices()
-        try desktop.storage.rekey()
+        try desktop.storage.maintenance.rekey()
         #expect(try desktop.storage.sync.trustedDevices() == before)
-        #expect(try desktop.storage.verify().isSound)
+        #expect(try desktop.storage.maintenance.verify().isSound)
     }
 
     // MARK: Finding 4: no arithmetic on stored or received values traps

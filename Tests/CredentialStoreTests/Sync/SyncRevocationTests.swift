@@ -226,7 +226,7 @@ import CredentialStoreTestSupport
         let (a, b) = (fleet.a, fleet.b)
         for peer in [a, b, fleet.c] { try fleet.sync(peer) }
         let backup = a.file("a.backup")
-        try a.storage.backup(to: backup, passphrase: "backup passphrase")
+        try a.storage.maintenance.backup(to: backup, passphrase: "backup passphrase")
         try a.storage.sync.untrust(try b.publicKey)
         try fleet.sync(a)
         try fleet.sync(fleet.c)
@@ -266,9 +266,9 @@ import CredentialStoreTestSupport
     @Test func revocationsSurviveARekeyAndAVerify() throws {
         let fleet = try Fleet()
         try fleet.a.storage.sync.untrust(try fleet.c.publicKey)
-        try fleet.a.storage.rekey()
+        try fleet.a.storage.maintenance.rekey()
         #expect(try fleet.a.storage.sync.revokedDevices().map(\.key) == [try fleet.c.publicKey])
-        #expect(try fleet.a.storage.verify().problems.isEmpty)
+        #expect(try fleet.a.storage.maintenance.verify().problems.isEmpty)
         // A quiet export after the revocation leaves the bundle as it was.
         try fleet.sync(fleet.a)
         let before = try Data(contentsOf: try fleet.bundle(of: fleet.a))

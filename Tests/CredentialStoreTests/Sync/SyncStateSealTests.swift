@@ -43,7 +43,7 @@ import CredentialStoreTestSupport
             try storage.sync.export(to: peer.file("refused.csbundle"), protection: .recipients([try peer.publicKey]))
         }
         expectError(.tamperDetected, sourceLocation: sourceLocation) { try storage.entries() }
-        let report = try peer.folder.open(integrityCheck: .deferredToVerify).verify()
+        let report = try peer.folder.open(integrityCheck: .deferredToVerify).maintenance.verify()
         #expect(!report.isSound && report.authenticationFailures > 0, "\(report.problems)", sourceLocation: sourceLocation)
     }
 
@@ -130,11 +130,11 @@ import CredentialStoreTestSupport
         try b.set(sync("alice", "a2"), for: space)
         try b.remove(user: "bob", for: space, options: .removeSynchronizable)
         try a.sync.importBundle(from: try desktop.export(to: [laptop]))
-        try a.rekey()
+        try a.maintenance.rekey()
         try a.set(Fixture.credential("alice", "now-permanent"), for: space, options: .removeSynchronizable)
         for peer in [laptop, desktop] {
             #expect(throws: Never.self) { try peer.folder.open() }
-            #expect(try peer.folder.open().verify().isSound)
+            #expect(try peer.folder.open().maintenance.verify().isSound)
         }
         // A device identity made on first need, in its own transaction, is folded in too.
         let fresh = try TemporaryStore()

@@ -311,7 +311,7 @@ case "verify":
     let storage = try filledStore(dir, "perm-\(n)", n, .permanent)
     var checked = 0
     let samples = try timedRepeats(count, seconds: seconds, floor: 1) {
-        let report = try storage.verify()
+        let report = try storage.maintenance.verify()
         precondition(report.isSound, "the benchmark store does not verify: \(report.problems.prefix(3))")
         checked = report.credentialsChecked
     }

@@ -96,7 +96,7 @@ failures += check("a-backup-restores-whole-into-a-new-place") {
     try storage.set(Credential(user: "v", password: "pv"), for: space)
     try storage.setDefault(user: "v", for: space)
     let file = folder.appendingPathComponent("store.backup")
-    try storage.backup(to: file, passphrase: "backup passphrase")
+    try storage.maintenance.backup(to: file, passphrase: "backup passphrase")
     let target = folder.appendingPathComponent("restored", isDirectory: true)
     let report = try CredentialStorage.restore(
         from: file, passphrase: "backup passphrase", to: target.appendingPathComponent("credentials.db"),
@@ -108,7 +108,7 @@ failures += check("a-backup-restores-whole-into-a-new-place") {
         return "u came back changed"
     }
     if try restored.defaultCredential(for: space)?.user != "v" { return "the default choice was lost" }
-    return try restored.verify().isSound ? nil : "the restored store does not verify"
+    return try restored.maintenance.verify().isSound ? nil : "the restored store does not verify"
 }
 
 // Eight threads opening a store that does not exist yet: one store, every write kept.
