@@ -55,7 +55,7 @@ final class AnchorFile: Sendable {
     func check(storeGeneration: Int64, recorded: Int64?) throws {
         if let recorded, recorded > storeGeneration {
             throw CredentialStorageError(.tamperDetected,
-                "the store is older than it was last seen here (generation \(storeGeneration), last seen \(recorded) by the anchor \(path)): it was rolled back to an older copy. If you put the older copy back on purpose, accept it (CredentialStorage.acceptStore(at:key:)); otherwise restore your store from a backup")
+                "the store is older than it was last seen here (generation \(storeGeneration), last seen \(recorded) by the anchor \(path)): it was rolled back to an older copy. If you put the older copy back on purpose, accept it (StoreFile.accept(at:key:)); otherwise restore your store from a backup")
         }
     }
 

@@ -2,7 +2,7 @@ package import CredentialStoreCore
 import CredentialStoreCrypto
 import CredentialStorePersistence
 import CredentialStoreChallenges
-public import Foundation
+import Foundation
 import Logging
 
 extension CredentialStorage {
@@ -279,9 +279,8 @@ extension CredentialStorage {
 }
 
 extension CredentialStorage {
-    /// How the store at `databaseURL` is unlocked, read from its header without any key; nil when
-    /// no store exists there yet. Lets a tool decide whether to ask for a passphrase.
-    public static func protection(ofStoreAt databaseURL: URL) throws -> StoreProtection? {
+    /// What ``StoreFile/protection(ofStoreAt:)`` does.
+    static func protection(ofStoreAt databaseURL: URL) throws -> StoreProtection? {
         guard try StoreFiles.checkStoreFiles(database: databaseURL.path) else { return nil }
         let repository = try SQLiteRepository(path: databaseURL.path)
         guard let (_, slots) = try repository.read({ try $0.header() }) else { return nil }

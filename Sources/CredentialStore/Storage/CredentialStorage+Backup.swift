@@ -1,8 +1,8 @@
 import CredentialStoreCore
 import CredentialStoreCrypto
 import CredentialStorePersistence
-public import Foundation
-public import Logging
+import Foundation
+import Logging
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -78,41 +78,9 @@ extension CredentialStorage {
 
     // MARK: Restoring
 
-    /// Puts the store backed up in `backup` at `databaseURL`, in place of whatever store is
-    /// there, and accepts it as that path's store.
-    ///
-    /// The backup is copied beside `databaseURL` under a temporary name, opened with
-    /// `passphrase` and checked as ``StoreMaintenance/verify()`` checks a store; a backup that fails is refused and
-    /// nothing changes. The store at `databaseURL`, if any, is opened with `key` and compared with
-    /// the backup (``RestoreReport``), and `confirm` is called with the comparison: throwing from
-    /// it stops the restore, with nothing changed. Then the copy's key slot is replaced by one for
-    /// `key` (a key file that does not exist yet is created), and the copy is renamed over the
-    /// store, whose journal files are removed with it, so that no write-ahead log of the old store
-    /// is replayed onto the restored one. Finally the restored store is recorded as this path's
-    /// store and its rollback anchor is set back to the backup's state, so that it opens as any
-    /// store does (``acceptStore(at:key:logger:rollbackAnchor:)`` does the same for a copy put
-    /// back by hand).
-    ///
-    /// The restored store keeps the backup's store id and device identity. A process that has
-    /// the replaced store open keeps working on it, not on the restored one, and its next commit
-    /// would make the restored store read as rolled back: stop such processes first.
-    ///
-    /// - Parameters:
-    ///   - backup: A file ``StoreMaintenance/backup(to:passphrase:)`` wrote.
-    ///   - passphrase: The backup's passphrase.
-    ///   - databaseURL: Where the restored store goes.
-    ///   - key: What unlocks the restored store: a key file (the store's own; created when missing)
-    ///     or a passphrase (a new slot under it). Not ``/CredentialStoreCore/StoreKey/unlockedSession``.
-    ///   - logger: Where the restore logs what it did (never a secret).
-    ///   - rollbackAnchor: The anchors of `databaseURL`'s store, which accept the restored one.
-    ///   - confirm: Called with what the restore replaces, before anything changes; throw to stop.
-    /// - Returns: What was restored and what it replaced.
-    /// - Throws: `wrongKey` for a passphrase that does not open the backup; `tamperDetected` or
-    ///   `corrupt` for a backup that fails its checks, or a file that is not a backup;
-    ///   `invalidInput` for a key-file store given as a backup; `locked` for an unlocked-session
-    ///   key; whatever `confirm` throws; `permissionsTooOpen` and `io` for the store's files.
+    /// What ``StoreFile/restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)`` does.
     @discardableResult
-    public static func restore(
+    static func restore(
         from backup: URL, passphrase: String, to databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore"),
         rollbackAnchor: RollbackAnchor = .standard, confirm: (RestoreReport) throws -> Void = { _ in }
     ) throws -> RestoreReport {
@@ -175,7 +143,7 @@ extension CredentialStorage {
         do {
             try AnchorFile(rollbackAnchor, storeID: header.storeID, databaseURL: databaseURL)?.reset(to: generation)
         } catch let error as CredentialStorageError {
-            throw CredentialStorageError(.io, "the backup is restored at \(path), but \(error.message); accept it with CredentialStorage.acceptStore(at:key:)")
+            throw CredentialStorageError(.io, "the backup is restored at \(path), but \(error.message); accept it with StoreFile.accept(at:key:)")
         }
         logger.info("restored the store from a backup", metadata: ["path": "\(path)", "backup": "\(backup.path)"])
         return report
@@ -222,22 +190,9 @@ extension CredentialStorage {
 
     // MARK: Accepting a store put back by hand
 
-    /// Accepts the store now at `databaseURL` as that path's store, in the state it is in, once
-    /// it opens with `key`, and returns it open.
-    ///
-    /// Every open refuses (`tamperDetected`) a store older than its rollback anchor (an older copy
-    /// of the file put back) and a store other than the one last opened at its path (another
-    /// store copied over it): someone may have done so to bring back a revoked password, or to
-    /// collect what is saved next under their key. Call this only when you did it yourself, on
-    /// purpose (`credstore init --force` does): the path's record becomes this store, and its
-    /// anchor this store's state, from which it follows the store's history again. The store's
-    /// seal is checked as any open checks it; ``StoreMaintenance/verify()`` checks every row.
-    ///
-    /// - Throws: `notFound` when no store is there; the errors of
-    ///   ``init(at:key:logger:integrityCheck:rollbackAnchor:)`` other than the anchor's and the
-    ///   record's; `io` when the anchor cannot be written.
+    /// What ``StoreFile/accept(at:key:logger:rollbackAnchor:)`` does.
     @discardableResult
-    public static func acceptStore(
+    static func acceptStore(
         at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore"), rollbackAnchor: RollbackAnchor = .standard
     ) throws -> CredentialStorage {
         guard try StoreFiles.checkStoreFiles(database: databaseURL.path), StoreFiles.size(of: databaseURL.path) > 0 else {

@@ -26,14 +26,8 @@ extension CredentialStorage {
         databaseURL.deletingLastPathComponent().appendingPathComponent("store.key", isDirectory: false)
     }
 
-    /// Forgets which store was last seen at `databaseURL`, so that the next open accepts the store
-    /// that is there now and remembers it instead.
-    ///
-    /// Opening a store that is not the one last opened at its path (another store id, or a key-file
-    /// store where a passphrase store was) throws `tamperDetected`: someone may have swapped the
-    /// file for one whose key they know, to collect what is saved next. Call this only when you
-    /// replaced the store yourself (`credstore init --force` does).
-    public static func forgetRecordedStore(at databaseURL: URL, rollbackAnchor: RollbackAnchor = .standard) throws {
+    /// What ``StoreFile/forgetRecordedStore(at:rollbackAnchor:)`` does.
+    static func forgetRecordedStore(at databaseURL: URL, rollbackAnchor: RollbackAnchor = .standard) throws {
         try StoreRecord(rollbackAnchor, databaseURL: databaseURL)?.forget()
     }
 

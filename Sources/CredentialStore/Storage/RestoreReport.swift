@@ -1,6 +1,6 @@
 import CredentialStoreCore
 
-/// What ``CredentialStorage/restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)`` puts
+/// What ``StoreFile/restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)`` puts
 /// back, compared with the store it replaces: handed to its `confirm` before anything changes,
 /// and returned once the backup is in place.
 ///

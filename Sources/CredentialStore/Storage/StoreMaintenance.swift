@@ -49,7 +49,7 @@ public struct StoreMaintenance: Sendable {
     /// `url` and renamed into place: `url` never holds half a backup, and an existing file there
     /// is replaced only when the backup is complete.
     ///
-    /// Restore it with ``CredentialStorage/restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)``.
+    /// Restore it with ``StoreFile/restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)``.
     ///
     /// - Throws: `wrongKey` for an empty passphrase; `invalidInput` when `url` is one of the
     ///   store's own files; `tamperDetected` or `corrupt` when the store fails verification (no

@@ -12,8 +12,8 @@ import Glibc
 /// (another id), or by a key-file store, with the attacker's key file beside it, where a passphrase
 /// store was. Everything inside such a store is consistent, so only a record kept elsewhere notices
 /// it; opening a store that is not the one recorded for its path is `tamperDetected`, until the
-/// user says the new one is theirs (``CredentialStorage/acceptStore(at:key:logger:rollbackAnchor:)``,
-/// `credstore init --force`; or ``CredentialStorage/restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)``,
+/// user says the new one is theirs (``StoreFile/accept(at:key:logger:rollbackAnchor:)``,
+/// `credstore init --force`; or ``StoreFile/restore(from:passphrase:to:key:logger:rollbackAnchor:confirm:)``,
 /// which records the store it puts in place). Creating a store where none is records the new one: nothing is read
 /// from a file someone else made then.
 struct StoreRecord {
@@ -77,7 +77,7 @@ struct StoreRecord {
         }
         let what = differences.isEmpty ? "its record does not match" : differences.joined(separator: ", and ")
         throw CredentialStorageError(.tamperDetected,
-            "the store at \(databasePath) is not the one last seen there: \(what), so it was replaced. If it was replaced on purpose, accept it (CredentialStorage.acceptStore(at:key:)); otherwise restore your own store")
+            "the store at \(databasePath) is not the one last seen there: \(what), so it was replaced. If it was replaced on purpose, accept it (StoreFile.accept(at:key:)); otherwise restore your own store")
     }
 
     /// Writes `line` as the record (0600, atomically), over any record there, creating the anchor

@@ -54,9 +54,9 @@ struct InitCommand: ParsableCommand {
         let wanted: StoreProtection = passphrase ? .passphrase : .keyFile
 
         if force {
-            try CredentialStorage.forgetRecordedStore(at: location.databaseURL)
+            try StoreFile.forgetRecordedStore(at: location.databaseURL)
         }
-        if location.storeExists, let existing = try CredentialStorage.protection(ofStoreAt: location.databaseURL) {
+        if location.storeExists, let existing = try StoreFile.protection(ofStoreAt: location.databaseURL) {
             // --force accepts the store that is there, whichever way it is unlocked: the advice
             // for a rolled-back or replaced store names `init --force` alone.
             guard existing == wanted || (force && !passphrase && global.keyFile == nil && sealWith == nil) else {
@@ -73,7 +73,7 @@ struct InitCommand: ParsableCommand {
             if let sealWith {
                 // Opened first: only the key file that opens this store is sealed in its place.
                 _ = try location.openExisting(console, orFail: CommandFailure(.notFound, "the store \(location.path) went away; run init again"))
-                sealed = try CredentialStorage.sealKeyFile(at: location.keyFileURL, with: sealWith.seal)
+                sealed = try StoreFile.sealKeyFile(at: location.keyFileURL, with: sealWith.seal)
             }
             report(location, protection: existing, created: false, sealedNow: sealed, console)
             return
@@ -88,9 +88,9 @@ struct InitCommand: ParsableCommand {
                 // A key file already there (kept from an earlier store, or made by hand) is sealed
                 // as it is; otherwise a new key is made sealed, never written in the clear.
                 if FileManager.default.fileExists(atPath: location.keyFileURL.path) {
-                    try CredentialStorage.sealKeyFile(at: location.keyFileURL, with: sealWith.seal)
+                    try StoreFile.sealKeyFile(at: location.keyFileURL, with: sealWith.seal)
                 } else {
-                    try CredentialStorage.createSealedKeyFile(at: location.keyFileURL, sealedWith: sealWith.seal)
+                    try StoreFile.createSealedKeyFile(at: location.keyFileURL, sealedWith: sealWith.seal)
                 }
             }
         }
@@ -98,7 +98,7 @@ struct InitCommand: ParsableCommand {
             _ = try CredentialStorage(at: location.databaseURL, key: key, logger: StoreLocation.logger(console))
         } catch let error as CredentialStorageError where error.code == .wrongKey {
             // Another process created a store of the other kind here first.
-            if let existing = try? CredentialStorage.protection(ofStoreAt: location.databaseURL), existing != wanted {
+            if let existing = try? StoreFile.protection(ofStoreAt: location.databaseURL), existing != wanted {
                 throw Self.otherKind(existing, at: location)
             }
             throw error
@@ -115,7 +115,7 @@ struct InitCommand: ParsableCommand {
 
     private func report(_ location: StoreLocation, protection: StoreProtection, created: Bool, sealedNow: Bool, _ console: Console) {
         let keyFile = protection == .keyFile ? location.keyFileURL.path : nil
-        let seal = keyFile.flatMap { CredentialStorage.keyFileSeal(at: URL(fileURLWithPath: $0)) }
+        let seal = keyFile.flatMap { StoreFile.keyFileSeal(at: URL(fileURLWithPath: $0)) }
         if global.json {
             console.output.write(JSONValue.object([
                 ("store", .string(location.path)),

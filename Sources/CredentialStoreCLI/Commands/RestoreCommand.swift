@@ -47,12 +47,12 @@ struct RestoreCommand: ParsableCommand {
         }
         let backupPassphrase = try Self.backupPassphrase(of: backup, console)
         // A passphrase store stays one; its passphrase is what unlocks the restored store.
-        let existing = location.storeExists ? try? CredentialStorage.protection(ofStoreAt: location.databaseURL) : nil
+        let existing = location.storeExists ? try? StoreFile.protection(ofStoreAt: location.databaseURL) : nil
         let key: StoreKey = passphrase || existing == .passphrase
             ? .passphrase(try console.readNewPassphrase(from: "CREDSTORE_PASSPHRASE", prompt: "Passphrase for the restored store \(location.path): "))
             : .keyFile(location.keyFileURL)
 
-        let report = try CredentialStorage.restore(
+        let report = try StoreFile.restore(
             from: backup, passphrase: backupPassphrase, to: location.databaseURL, key: key, logger: StoreLocation.logger(console)
         ) { report in
             try askToConfirm(report, location: location, console)

@@ -18,7 +18,7 @@ struct StatusCommand: ParsableCommand {
         guard location.storeExists else { throw CommandFailure(.notFound, "there is no store at \(location.path)") }
         let passphrase = try location.storeExistsAsPassphraseStore()
         let until = passphrase ? try CredentialStorage.unlockedUntil(storeAt: location.databaseURL) : nil
-        let seal = passphrase ? nil : CredentialStorage.keyFileSeal(at: location.keyFileURL)
+        let seal = passphrase ? nil : StoreFile.keyFileSeal(at: location.keyFileURL)
         if global.json {
             console.output.write(JSONValue.object([
                 ("protection", .string(passphrase ? "passphrase" : "keyFile")),

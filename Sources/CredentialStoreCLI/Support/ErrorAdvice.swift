@@ -118,8 +118,8 @@ extension CredentialStorageError {
     /// The library's remedies for a store that fails its checks, in its own terms (an API to
     /// call, "restore it from a backup"), which ``storeAdvice(command:)`` words as commands.
     private static let libraryRemedies = [
-        ". If you put the older copy back on purpose, accept it (CredentialStorage.acceptStore(at:key:)); otherwise restore your store from a backup",
-        ". If it was replaced on purpose, accept it (CredentialStorage.acceptStore(at:key:)); otherwise restore your own store",
+        ". If you put the older copy back on purpose, accept it (StoreFile.accept(at:key:)); otherwise restore your store from a backup",
+        ". If it was replaced on purpose, accept it (StoreFile.accept(at:key:)); otherwise restore your own store",
         "; verify the store and restore it from a backup",
         "; restore the store from a backup",
         "; restore it from a backup",

@@ -34,7 +34,7 @@ struct StoreLocation {
     /// Whether the store exists and is locked by a passphrase (its header says, without a key).
     func storeExistsAsPassphraseStore() throws -> Bool {
         guard storeExists else { throw CommandFailure(.notFound, "there is no store at \(path)") }
-        return try CredentialStorage.protection(ofStoreAt: databaseURL) == .passphrase
+        return try StoreFile.protection(ofStoreAt: databaseURL) == .passphrase
     }
 
     private static func exists(_ url: URL) -> Bool {
@@ -50,7 +50,7 @@ struct StoreLocation {
             return try CredentialStorage(at: databaseURL, key: .keyFile(keyFileURL), logger: Self.logger(console))
         } catch let error as CredentialStorageError where error.code == .wrongKey {
             // The store that won is locked with a passphrase: opened as every passphrase store is.
-            guard (try? CredentialStorage.protection(ofStoreAt: databaseURL)) == .passphrase, let storage = try openIfPresent(console) else {
+            guard (try? StoreFile.protection(ofStoreAt: databaseURL)) == .passphrase, let storage = try openIfPresent(console) else {
                 throw error
             }
             return storage
@@ -79,7 +79,7 @@ struct StoreLocation {
                 do {
                     return try open(.keyFile(keyFileURL), logger: logger, integrityCheck: integrityCheck)
                 } catch let error as CredentialStorageError where error.code == .wrongKey {
-                    guard try CredentialStorage.protection(ofStoreAt: databaseURL) == .passphrase else { throw error }
+                    guard try StoreFile.protection(ofStoreAt: databaseURL) == .passphrase else { throw error }
                 }
             } else {
                 // No key file: a passphrase store, unlocked in this session or not, or a key-file
@@ -156,7 +156,7 @@ struct StoreLocation {
     /// The existing store opened with `key`; accepted as it is when ``acceptsStoreAsItIs``.
     private func open(_ key: StoreKey, logger: Logger, integrityCheck: CredentialStorage.IntegrityCheck) throws -> CredentialStorage {
         if acceptsStoreAsItIs {
-            return try CredentialStorage.acceptStore(at: databaseURL, key: key, logger: logger)
+            return try StoreFile.accept(at: databaseURL, key: key, logger: logger)
         }
         return try CredentialStorage(at: databaseURL, key: key, logger: logger, integrityCheck: integrityCheck)
     }

@@ -57,7 +57,7 @@ import CredentialStoreTestSupport
             try storage.maintenance.changePassphrase(to: "second passphrase")
             #expect(try storage.defaultCredential(for: space)?.password == "a")
         }
-        #expect(try CredentialStorage.protection(ofStoreAt: store.databaseURL) == .passphrase)
+        #expect(try StoreFile.protection(ofStoreAt: store.databaseURL) == .passphrase)
         expectError(.wrongKey) { try CredentialStorage(at: store.databaseURL, key: .passphrase("first passphrase")) }
         let reopened = try CredentialStorage(at: store.databaseURL, key: .passphrase("second passphrase"))
         #expect(try reopened.defaultCredential(for: space)?.password == "a")
@@ -77,7 +77,7 @@ import CredentialStoreTestSupport
 
     @Test func aKeyFileStoreHasNoPassphraseToChange() throws {
         let storage = try store.open()
-        #expect(try CredentialStorage.protection(ofStoreAt: store.databaseURL) == .keyFile)
+        #expect(try StoreFile.protection(ofStoreAt: store.databaseURL) == .keyFile)
         expectError(.wrongKey) { try storage.maintenance.changePassphrase(to: "anything") }
     }
 

@@ -33,7 +33,7 @@ import Glibc
 
     private func restore(_ backup: URL, into target: TemporaryStore, passphrase: String? = nil,
                          confirm: (RestoreReport) throws -> Void = { _ in }) throws -> RestoreReport {
-        try CredentialStorage.restore(
+        try StoreFile.restore(
             from: backup, passphrase: passphrase ?? self.passphrase, to: target.databaseURL, key: .keyFile(target.keyFileURL),
             rollbackAnchor: .directory(target.anchorDirectory), confirm: confirm)
     }
@@ -61,7 +61,7 @@ import Glibc
         #expect(alice.expires == Date(timeIntervalSince1970: 4_000_000_000))
         #expect(try restored.credentials(for: synced)["carol"]?.persistence == .synchronizable)
         #expect(try restored.maintenance.verify().isSound)
-        #expect(try CredentialStorage.protection(ofStoreAt: target.databaseURL) == .keyFile)
+        #expect(try StoreFile.protection(ofStoreAt: target.databaseURL) == .keyFile)
     }
 
     @Test func theBackupIsOneFileLockedByItsPassphraseWithNothingInTheClear() throws {
@@ -77,7 +77,7 @@ import Glibc
         for secret in ["pw-alice", "pw-bob", "pw-carol", "api.example.com", "the API key"] {
             #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is in the clear in the backup")
         }
-        #expect(try CredentialStorage.protection(ofStoreAt: backup) == .passphrase)
+        #expect(try StoreFile.protection(ofStoreAt: backup) == .passphrase)
         // The store's key file does not open it.
         expectError(.wrongKey) { try CredentialStorage(at: backup, key: .keyFile(store.keyFileURL), rollbackAnchor: .none) }
     }
@@ -176,7 +176,7 @@ import Glibc
         try fill(store.open())
         try store.open().maintenance.backup(to: backup, passphrase: passphrase)
         let target = try TemporaryStore()
-        try CredentialStorage.restore(
+        try StoreFile.restore(
             from: backup, passphrase: passphrase, to: target.databaseURL, key: .passphrase("the store's own"),
             rollbackAnchor: .directory(target.anchorDirectory))
         #expect(!FileManager.default.fileExists(atPath: target.keyFileURL.path))
@@ -205,9 +205,9 @@ import Glibc
         let refused = #expect(throws: CredentialStorageError.self) { try store.open() }
         #expect(refused?.code == .tamperDetected)
         // The message names the call that accepts it, and that call does.
-        #expect(refused?.message.contains("CredentialStorage.acceptStore(at:key:)") == true, "\(String(describing: refused))")
+        #expect(refused?.message.contains("StoreFile.accept(at:key:)") == true, "\(String(describing: refused))")
 
-        let accepted = try CredentialStorage.acceptStore(
+        let accepted = try StoreFile.accept(
             at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .directory(store.anchorDirectory))
         #expect(try accepted.credentials(for: space).keys.sorted() == ["alice"])
         try accepted.set(Fixture.credential("carol", "c1"), for: space)

@@ -65,7 +65,7 @@ import CredentialStoreTestSupport
         let store = try TemporaryStore()
         let storage = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .directory(store.anchorDirectory))
         try storage.set(Credential(user: "u", password: "p"), for: Self.space)
-        #expect(CredentialStorage.keyFileSeal(at: store.keyFileURL) == nil)
+        #expect(StoreFile.keyFileSeal(at: store.keyFileURL) == nil)
         let key = try StoreFiles.readKeyFile(store.keyFileURL, sealer: SystemdCreds(tool: nil))
         #expect(key.count == 32)
     }
@@ -74,22 +74,22 @@ import CredentialStoreTestSupport
                    "systemd-creds cannot seal here (not installed, or the host key is root's only)"))
     func aStoreCreatedSealedOpensWithItsKeyFileAndNotWithAnotherKey() throws {
         let store = try TemporaryStore()
-        try CredentialStorage.createSealedKeyFile(at: store.keyFileURL)
-        #expect(CredentialStorage.keyFileSeal(at: store.keyFileURL) == .systemdCreds)
+        try StoreFile.createSealedKeyFile(at: store.keyFileURL)
+        #expect(StoreFile.keyFileSeal(at: store.keyFileURL) == .systemdCreds)
         let created = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .directory(store.anchorDirectory))
         try created.set(Credential(user: "u", password: "p"), for: Self.space)
         let reopened = try CredentialStorage(at: store.databaseURL, key: .keyFile(store.keyFileURL), rollbackAnchor: .directory(store.anchorDirectory))
         #expect(try reopened.credentials(for: Self.space)["u"]?.password == "p")
         // A second sealed key file is another key: it does not open the store.
         let other = store.directory.appendingPathComponent("other.key")
-        try CredentialStorage.createSealedKeyFile(at: other)
+        try StoreFile.createSealedKeyFile(at: other)
         let error = #expect(throws: CredentialStorageError.self) {
             try CredentialStorage(at: store.databaseURL, key: .keyFile(other), rollbackAnchor: .directory(store.anchorDirectory))
         }
         #expect(error?.code == .wrongKey)
         // Creating over an existing key file is refused, and leaves it as it was.
         let before = try Data(contentsOf: store.keyFileURL)
-        #expect(throws: CredentialStorageError.self) { try CredentialStorage.createSealedKeyFile(at: store.keyFileURL) }
+        #expect(throws: CredentialStorageError.self) { try StoreFile.createSealedKeyFile(at: store.keyFileURL) }
         #expect(try Data(contentsOf: store.keyFileURL) == before)
     }
 }

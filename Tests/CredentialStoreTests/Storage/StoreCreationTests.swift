@@ -53,7 +53,7 @@ import Glibc
         }
         let opened = outcomes.compactMap { try? $0.get() }
         #expect(opened.count >= 1)
-        let protection = try #require(try CredentialStorage.protection(ofStoreAt: store.databaseURL))
+        let protection = try #require(try StoreFile.protection(ofStoreAt: store.databaseURL))
         #expect(opened.allSatisfy { $0 == (protection == .passphrase) })
         for case .failure(let error) in outcomes {
             // The other kind of store is there: said as such, never as locked, damaged or foreign.

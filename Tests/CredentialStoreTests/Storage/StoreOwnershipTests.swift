@@ -83,7 +83,7 @@ import Glibc
             expectError(.tamperDetected) { try store.open(integrityCheck: check) }
         }
         // Replaced on purpose: forgetting the record accepts the new store, and remembers it.
-        try CredentialStorage.forgetRecordedStore(at: store.databaseURL, rollbackAnchor: .directory(store.anchorDirectory))
+        try StoreFile.forgetRecordedStore(at: store.databaseURL, rollbackAnchor: .directory(store.anchorDirectory))
         #expect(try store.open().credentials(for: Fixture.space())["mallory"] != nil)
         #expect(try store.open().credentials(for: Fixture.space())["mallory"] != nil)
     }

@@ -17,7 +17,7 @@ import CredentialStoreTestSupport
     }
 
     private func restore(_ backup: URL, into target: TemporaryStore) throws {
-        try CredentialStorage.restore(
+        try StoreFile.restore(
             from: backup, passphrase: passphrase, to: target.databaseURL, key: .keyFile(target.keyFileURL),
             rollbackAnchor: .directory(target.anchorDirectory))
     }

@@ -230,7 +230,7 @@ import CredentialStoreTestSupport
         try a.storage.sync.untrust(try b.publicKey)
         try fleet.sync(a)
         try fleet.sync(fleet.c)
-        try CredentialStorage.restore(from: backup, passphrase: "backup passphrase", to: a.folder.databaseURL,
+        try StoreFile.restore(from: backup, passphrase: "backup passphrase", to: a.folder.databaseURL,
                                       key: .keyFile(a.folder.keyFileURL), rollbackAnchor: .directory(a.folder.anchorDirectory))
         let restored = try a.folder.open()
         #expect(try restored.sync.trustedDevices().map(\.key).contains(try b.publicKey), "the backup predates the revocation")

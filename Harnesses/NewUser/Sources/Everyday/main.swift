@@ -98,7 +98,7 @@ failures += check("a-backup-restores-whole-into-a-new-place") {
     let file = folder.appendingPathComponent("store.backup")
     try storage.maintenance.backup(to: file, passphrase: "backup passphrase")
     let target = folder.appendingPathComponent("restored", isDirectory: true)
-    let report = try CredentialStorage.restore(
+    let report = try StoreFile.restore(
         from: file, passphrase: "backup passphrase", to: target.appendingPathComponent("credentials.db"),
         key: .keyFile(target.appendingPathComponent("store.key")), rollbackAnchor: .directory(folder.appendingPathComponent("anchors")))
     if report.restored.count != 2 { return "\(report.restored.count) of 2 credentials restored" }
