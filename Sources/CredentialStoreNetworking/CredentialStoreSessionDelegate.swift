@@ -14,7 +14,7 @@ public import FoundationNetworking
 /// import FoundationNetworking
 /// #endif
 ///
-/// let storage = try CredentialStorage.openDefault()
+/// let storage = try CredentialStorage()
 /// let credentials = CredentialStoreSessionDelegate(storage: storage)
 /// let session = URLSession(configuration: .default, delegate: credentials, delegateQueue: nil)
 /// let request = URLRequest(url: URL(string: "https://intranet.example.com/report.csv")!)

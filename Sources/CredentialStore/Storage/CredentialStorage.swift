@@ -3,7 +3,7 @@ import CredentialStoreCrypto
 import CredentialStorePersistence
 import CredentialStoreChallenges
 public import Foundation
-public import Logging
+package import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +13,7 @@ import Glibc
 /// `URLCredentialStorage` that Linux lacks.
 ///
 /// ```swift
-/// let storage = try CredentialStorage.openDefault()
+/// let storage = try CredentialStorage()
 /// let space = try ProtectionSpace(url: URL(string: "https://api.example.com")!)
 /// try storage.set(Credential(user: "alice", password: "s3cret", persistence: .permanent), for: space)
 /// let credential = try storage.defaultCredential(for: space)
@@ -30,8 +30,9 @@ import Glibc
 ///
 /// ## Topics
 /// ### Opening a store
-/// - ``init(at:key:logger:integrityCheck:rollbackAnchor:)``
-/// - ``openDefault(logger:)``
+/// - ``init(at:key:options:)``
+/// - ``StoreLocation``
+/// - ``StorageOptions``
 /// - ``/CredentialStoreCore/StoreKey``
 /// ### Storing and removing
 /// - ``set(_:for:options:)``
@@ -87,9 +88,16 @@ public final class CredentialStorage: Sendable {
     /// its ``CredentialChange``.
     public static let changeUserInfoKey = "CredentialChange"
 
-    /// Opens the store at `databaseURL`, creating it (and a key file, for ``/CredentialStoreCore/StoreKey/keyFile(_:)``)
-    /// if it does not exist yet.
+    /// Opens the store at `location`, creating it (and its key file, for a key-file store) if it
+    /// does not exist yet; with no argument, the user's default store
+    /// (``StoreLocation/standard(environment:)``).
     ///
+    /// - Parameters:
+    ///   - location: Where the store's files are.
+    ///   - key: What unlocks it: nil for the location's key file
+    ///     (``/CredentialStoreCore/StoreKey/keyFile(_:)`` of ``StoreLocation/keyFileURL``), or a
+    ///     passphrase, or the unlocked session of a passphrase store.
+    ///   - options: The logger, what opening checks, and the rollback anchor.
     /// - Throws: ``/CredentialStoreCore/CredentialStorageError`` with code `wrongKey`, `corrupt`, `permissionsTooOpen`,
     ///   `notFound` (an existing store whose key file is missing), `unsupportedFormatVersion` or `io`.
     ///
@@ -100,7 +108,15 @@ public final class CredentialStorage: Sendable {
     ///
     /// A store older than its ``RollbackAnchor`` (a copy of the whole file from before later
     /// writes, put back) throws `tamperDetected` too.
-    public convenience init(
+    public convenience init(at location: StoreLocation = .standard(), key: StoreKey? = nil, options: StorageOptions = StorageOptions()) throws {
+        try self.init(
+            at: location.databaseURL, key: key ?? .keyFile(location.keyFileURL), logger: options.logger,
+            integrityCheck: options.integrityCheck, rollbackAnchor: options.rollbackAnchor, clock: SystemClock())
+    }
+
+    /// ``init(at:key:options:)`` with the database's URL and each option apart: what the command
+    /// line and the tests open stores with.
+    package convenience init(
         at databaseURL: URL, key: StoreKey, logger: Logger = Logger(label: "credstore"),
         integrityCheck: IntegrityCheck = .onOpen, rollbackAnchor: RollbackAnchor = .standard
     ) throws {
@@ -109,7 +125,7 @@ public final class CredentialStorage: Sendable {
             clock: SystemClock())
     }
 
-    /// Opens the store as ``init(at:key:logger:integrityCheck:rollbackAnchor:)`` does, reading
+    /// Opens the store as ``init(at:key:options:)`` does, reading
     /// the time from `clock` (row timestamps, the sync clock, tombstone expiry, bundle age, the
     /// change log's retention): for tests that control time.
     package convenience init(

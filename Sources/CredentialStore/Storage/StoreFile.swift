@@ -77,7 +77,7 @@ public enum StoreFile {
     /// seal is checked as any open checks it; ``StoreMaintenance/verify()`` checks every row.
     ///
     /// - Throws: `notFound` when no store is there; the errors of
-    ///   ``CredentialStorage/init(at:key:logger:integrityCheck:rollbackAnchor:)`` other than the anchor's and the
+    ///   ``CredentialStorage/init(at:key:options:)`` other than the anchor's and the
     ///   record's; `io` when the anchor cannot be written.
     @discardableResult
     public static func accept(

@@ -114,7 +114,7 @@ enum StoreOpener {
                 "the store has format \(header.format), newer than this credstore reads (\(StoreHeader.currentFormat)); upgrade credstore")
         }
         // A passphrase store unlocked in this session opens with what the unlock kept when no
-        // passphrase is given (`.unlockedSession`, or the key file `openDefault()` names). A given
+        // passphrase is given (`.unlockedSession`, or the key file `CredentialStorage()` names). A given
         // passphrase is always checked: `passwd` and `unlock` must not go ahead on a wrong one.
         if key.protection != .passphrase || key.isUnlockedSession, let passphraseSlot = slots.first(where: { $0.kind == .passphrase }) {
             if let unlocked = try SessionUnlock.unlock(header: header, slot: passphraseSlot) { return unlocked }

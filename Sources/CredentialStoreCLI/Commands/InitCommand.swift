@@ -95,7 +95,7 @@ struct InitCommand: ParsableCommand {
             }
         }
         do {
-            _ = try CredentialStorage(at: location.databaseURL, key: key, logger: StoreLocation.logger(console))
+            _ = try CredentialStorage(at: location.databaseURL, key: key, logger: StoreAccess.logger(console))
         } catch let error as CredentialStorageError where error.code == .wrongKey {
             // Another process created a store of the other kind here first.
             if let existing = try? StoreFile.protection(ofStoreAt: location.databaseURL), existing != wanted {
@@ -107,13 +107,13 @@ struct InitCommand: ParsableCommand {
     }
 
     /// The failure of an init that asks for one kind of store where one of the other kind is.
-    private static func otherKind(_ existing: StoreProtection, at location: StoreLocation) -> CommandFailure {
+    private static func otherKind(_ existing: StoreProtection, at location: StoreAccess) -> CommandFailure {
         CommandFailure(.usage, existing == .passphrase
             ? "a passphrase store already exists at \(location.path); add --passphrase, or choose another --store for a key-file store"
             : "a key-file store already exists at \(location.path); choose another --store for a passphrase store")
     }
 
-    private func report(_ location: StoreLocation, protection: StoreProtection, created: Bool, sealedNow: Bool, _ console: Console) {
+    private func report(_ location: StoreAccess, protection: StoreProtection, created: Bool, sealedNow: Bool, _ console: Console) {
         let keyFile = protection == .keyFile ? location.keyFileURL.path : nil
         let seal = keyFile.flatMap { StoreFile.keyFileSeal(at: URL(fileURLWithPath: $0)) }
         if global.json {

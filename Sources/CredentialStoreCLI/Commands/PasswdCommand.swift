@@ -24,7 +24,7 @@ struct PasswdCommand: ParsableCommand {
         // The current passphrase is asked even when the store is unlocked in this session: the
         // session's processes may read the store, not take it from its owner.
         let storage = try location.storeExistsAsPassphraseStore()
-            ? location.openWithPassphraseOnly(console, logger: StoreLocation.logger(console), for: "passwd")
+            ? location.openWithPassphraseOnly(console, logger: StoreAccess.logger(console), for: "passwd")
             : location.openExisting(console, orFail: CommandFailure(.notFound, "there is no store at \(location.path)"))
         guard storage.maintenance.isPassphraseProtected else {
             throw CommandFailure(.usage, "the store \(location.path) is unlocked by a key file, so it has no passphrase to change; keep the key file safe instead")

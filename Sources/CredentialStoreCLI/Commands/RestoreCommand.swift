@@ -53,7 +53,7 @@ struct RestoreCommand: ParsableCommand {
             : .keyFile(location.keyFileURL)
 
         let report = try StoreFile.restore(
-            from: backup, passphrase: backupPassphrase, to: location.databaseURL, key: key, logger: StoreLocation.logger(console)
+            from: backup, passphrase: backupPassphrase, to: location.databaseURL, key: key, logger: StoreAccess.logger(console)
         ) { report in
             try askToConfirm(report, location: location, console)
         }
@@ -80,7 +80,7 @@ struct RestoreCommand: ParsableCommand {
     /// Says what the restore replaces and, unless --yes, asks on the terminal; without a terminal
     /// and without --yes, refuses, saying what would have changed. Where no store is, nothing is
     /// replaced and nothing is asked.
-    private func askToConfirm(_ report: RestoreReport, location: StoreLocation, _ console: Console) throws {
+    private func askToConfirm(_ report: RestoreReport, location: StoreAccess, _ console: Console) throws {
         guard !yes, report.replaced != .nothing else { return }
         let what = "restoring \(Describe.cell(file)) replaces the store at \(location.path): \(Self.summary(report, location: location, done: false))"
         guard console.secrets.isTerminal else {
@@ -94,7 +94,7 @@ struct RestoreCommand: ParsableCommand {
     }
 
     /// What the restore does, in a sentence: before it (`done` false) or after.
-    static func summary(_ report: RestoreReport, location: StoreLocation, done: Bool) -> String {
+    static func summary(_ report: RestoreReport, location: StoreAccess, done: Bool) -> String {
         let credentials = Describe.count(report.restored.count, "credential")
         switch report.replaced {
         case .nothing:
@@ -124,7 +124,7 @@ struct RestoreCommand: ParsableCommand {
         }
     }
 
-    static func json(_ report: RestoreReport, location: StoreLocation, file: String, key: StoreKey) -> JSONValue {
+    static func json(_ report: RestoreReport, location: StoreAccess, file: String, key: StoreKey) -> JSONValue {
         let replaced: String
         var reason: String?
         switch report.replaced {

@@ -51,7 +51,7 @@ struct UnlockCommand: ParsableCommand {
         // The passphrase is checked even when the store is unlocked already (the open never uses
         // the kept key for it); the kept key is replaced only once the new one is in place, so an
         // unlock that fails leaves the earlier one as it was.
-        let storage = try location.openWithPassphraseOnly(console, logger: StoreLocation.logger(console), for: "unlock")
+        let storage = try location.openWithPassphraseOnly(console, logger: StoreAccess.logger(console), for: "unlock")
         let until = try storage.keepUnlocked(forSeconds: Self.seconds(timeout), in: keyring.keyring)
         if global.json {
             console.output.write(JSONValue.object([("unlocked", .bool(true)), ("until", .string(Describe.timestamp(until)))]).rendered + "\n")

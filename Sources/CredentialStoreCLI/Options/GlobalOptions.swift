@@ -20,8 +20,8 @@ struct GlobalOptions: ParsableArguments {
     var json = false
 
     /// The store these options name, with the environment filling in what they leave out.
-    func location(in console: Console) -> StoreLocation {
-        StoreLocation(store: store ?? console.variable("CREDSTORE_STORE"),
+    func location(in console: Console) -> StoreAccess {
+        StoreAccess(store: store ?? console.variable("CREDSTORE_STORE"),
                       keyFile: keyFile ?? console.variable("CREDSTORE_KEY_FILE"),
                       environment: console.environment)
     }

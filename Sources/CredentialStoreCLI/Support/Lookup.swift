@@ -28,7 +28,7 @@ package struct Lookup: Equatable {
     func run(_ console: Console, then completion: Completion = .returnToCaller) throws {
         let url = try space.parsedURL()
         let exact = try space.protectionSpace()
-        let location = StoreLocation(store: store ?? console.variable("CREDSTORE_STORE"),
+        let location = StoreAccess(store: store ?? console.variable("CREDSTORE_STORE"),
                                      keyFile: keyFile ?? console.variable("CREDSTORE_KEY_FILE"),
                                      environment: console.environment)
         // Only a miss pays for describing the space, and for looking at the other ports.

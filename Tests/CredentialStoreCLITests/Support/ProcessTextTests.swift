@@ -55,7 +55,7 @@ struct ProcessTextTests {
     /// A path whose first element starts with a combining mark starts at the root all the same.
     @Test func aFolderVariableThatStartsWithASlashIsAbsoluteWhateverFollows() {
         #expect("/\u{301}data".isAbsolutePath && !"data/x".isAbsolutePath && !"".isAbsolutePath)
-        let url = CredentialStorage.defaultDatabaseURL(environment: ["XDG_DATA_HOME": "/\u{301}data", "HOME": "/home/someone"])
+        let url = StoreLocation.standard(environment: ["XDG_DATA_HOME": "/\u{301}data", "HOME": "/home/someone"]).databaseURL
         #expect(url.path == "/\u{301}data/credstore/credentials.db")
     }
 }

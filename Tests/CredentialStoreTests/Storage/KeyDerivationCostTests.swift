@@ -93,7 +93,7 @@ import Testing
                                   ["swiftc", "-typecheck", file.path, "-I", modules.path] + maps.flatMap { ["-Xcc", "-fmodule-map-file=\($0.path)"] })
         }
         let lower = "Sodium.PasswordHashCost.$overrideForNewKeys.withValue(.forTests) { }"
-        let control = try typecheck("import CredentialStore\nimport Foundation\nfunc f() throws { _ = try CredentialStorage(at: URL(fileURLWithPath: \"/tmp/s\"), key: .passphrase(\"p\")) }\n")
+        let control = try typecheck("import CredentialStore\nimport Foundation\nfunc f() throws { _ = try CredentialStorage(at: StoreLocation(databaseURL: URL(fileURLWithPath: \"/tmp/s\")), key: .passphrase(\"p\")) }\n")
         #expect(control.status == 0, "the probe's own set-up must compile: \(control.stderr)")
         for (imports, refusal) in [
             ("import CredentialStore", "cannot find 'Sodium' in scope"),

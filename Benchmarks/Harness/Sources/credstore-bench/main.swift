@@ -145,8 +145,8 @@ func storeDirectory(_ dir: URL, _ name: String) -> URL {
 
 func open(_ storeDir: URL, integrityCheck: CredentialStorage.IntegrityCheck = .onOpen) throws -> CredentialStorage {
     try FileManager.default.createDirectory(at: storeDir, withIntermediateDirectories: true)
-    let db = storeDir.appendingPathComponent("credentials.db")
-    return try CredentialStorage(at: db, key: .keyFile(CredentialStorage.defaultKeyFileURL(forDatabase: db)), integrityCheck: integrityCheck)
+    let location = StoreLocation(databaseURL: storeDir.appendingPathComponent("credentials.db"))
+    return try CredentialStorage(at: location, options: StorageOptions(integrityCheck: integrityCheck))
 }
 
 /// Opens the cached store `name` with `n` credentials of `persistence`, filling it first if an

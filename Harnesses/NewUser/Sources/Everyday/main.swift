@@ -34,8 +34,8 @@ func check(_ name: String, _ body: () throws -> String?) -> Int {
 @Sendable func open(_ name: String, in folder: URL) throws -> CredentialStorage {
     let store = folder.appendingPathComponent(name, isDirectory: true)
     return try CredentialStorage(
-        at: store.appendingPathComponent("credentials.db"), key: .keyFile(store.appendingPathComponent("store.key")),
-        rollbackAnchor: .directory(folder.appendingPathComponent("anchors")))
+        at: StoreLocation(databaseURL: store.appendingPathComponent("credentials.db")),
+        options: StorageOptions(rollbackAnchor: .directory(folder.appendingPathComponent("anchors"))))
 }
 
 let space = try ProtectionSpace(url: URL(string: "https://a.example.com")!)

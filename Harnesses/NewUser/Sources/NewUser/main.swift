@@ -28,8 +28,8 @@ func readCredential() -> Credential {
 }
 
 let storage = try CredentialStorage(
-    at: folder.appendingPathComponent("credentials.db"), key: .keyFile(folder.appendingPathComponent("store.key")),
-    rollbackAnchor: .directory(folder.appendingPathComponent("anchors")))
+    at: StoreLocation(databaseURL: folder.appendingPathComponent("credentials.db")),
+    options: StorageOptions(rollbackAnchor: .directory(folder.appendingPathComponent("anchors"))))
 // As `credstore add ORIGIN --user alice` stores it: the origin, no realm, any method.
 try storage.set(readCredential(), for: try ProtectionSpace(url: origin))
 

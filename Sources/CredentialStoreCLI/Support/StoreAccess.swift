@@ -10,7 +10,7 @@ import Glibc
 
 /// Where the store and its key file are, and how to open them as docs/contract.md ("The command line") says: with the key file
 /// by default, with a passphrase when the store's header says so.
-struct StoreLocation {
+struct StoreAccess {
     /// The database file.
     var databaseURL: URL
     /// The key file: `--key-file`, `CREDSTORE_KEY_FILE`, or `store.key` beside the database.
@@ -21,8 +21,9 @@ struct StoreLocation {
 
     init(store: String?, keyFile: String?, environment: [String: String]) {
         // Files, said so: otherwise Foundation stats each path to learn whether it is a folder.
-        databaseURL = store.map { URL(fileURLWithPath: $0, isDirectory: false) } ?? CredentialStorage.defaultDatabaseURL(environment: environment)
-        keyFileURL = keyFile.map { URL(fileURLWithPath: $0, isDirectory: false) } ?? CredentialStorage.defaultKeyFileURL(forDatabase: databaseURL)
+        let database = store.map { URL(fileURLWithPath: $0, isDirectory: false) } ?? StoreLocation.standard(environment: environment).databaseURL
+        let location = StoreLocation(databaseURL: database, keyFileURL: keyFile.map { URL(fileURLWithPath: $0, isDirectory: false) })
+        (databaseURL, keyFileURL) = (location.databaseURL, location.keyFileURL)
     }
 
     /// The database file's path, for messages.
