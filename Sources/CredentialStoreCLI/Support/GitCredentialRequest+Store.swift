@@ -40,23 +40,27 @@ extension GitCredentialRequest {
     /// Live credentials first, in that whole order: an expired one in the exact or the realm-less
     /// space must not hide a live one of the origin's one realm, and an expired realm is not one of
     /// "several realms". Only when nothing live answers, the expired one (git gets its refresh
-    /// token, or learns on stderr why it gets nothing).
+    /// token, or learns on stderr why it gets nothing); an expired credential without a realm is
+    /// still the one the user chose for git, so it answers before live realms that are ambiguous.
     func resolve(in storage: CredentialStorage, space: ProtectionSpace, console: Console?)
         throws -> (space: ProtectionSpace, credential: Credential)? {
+        var ambiguous: Set<String?>?
         for includingExpired in [false, true] {
-            switch try resolve(in: storage, space: space, includingExpired: includingExpired) {
+            switch try resolve(in: storage, space: space, includingExpired: includingExpired, fallingBackToOrigin: ambiguous == nil) {
             case .found(let space, let credential):
                 return (space, credential)
             case .severalRealms(let realms):
-                // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
-                // git names no realm here, so the remedy is a credential without one, which answers first.
-                let names = realms.map { $0.map { Describe.cell(String(reflecting: $0)) } ?? "no realm" }.sorted()
-                console?.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms (\(names.joined(separator: ", "))); "
-                    + "store the one git should use without a realm (credstore add \(Describe.space(space)) --user NAME)\n")
-                return nil
+                ambiguous = realms
             case .nothing:
                 continue
             }
+        }
+        if let ambiguous {
+            // stderr is shown to the user by git; stdout must stay empty so git asks elsewhere.
+            // git names no realm here, so the remedy is a credential without one, which answers first.
+            let names = ambiguous.map { $0.map { Describe.cell(String(reflecting: $0)) } ?? "no realm" }.sorted()
+            console?.errors.write("credstore: \(Describe.cell(space.host)) has credentials in several realms (\(names.joined(separator: ", "))); "
+                + "store the one git should use without a realm (credstore add \(Describe.space(space)) --user NAME)\n")
         }
         return nil
     }
@@ -68,8 +72,11 @@ extension GitCredentialRequest {
         case nothing
     }
 
-    /// One pass of ``resolve(in:space:console:)``: live credentials only, or expired ones too.
-    private func resolve(in storage: CredentialStorage, space: ProtectionSpace, includingExpired: Bool) throws -> Resolution {
+    /// One pass of ``resolve(in:space:console:)``: live credentials only, or expired ones too; the
+    /// origin's one realm only when `fallingBackToOrigin`.
+    private func resolve(
+        in storage: CredentialStorage, space: ProtectionSpace, includingExpired: Bool, fallingBackToOrigin: Bool
+    ) throws -> Resolution {
         var candidates = [space]
         if path?.isEmpty ?? true, space.realm != nil { candidates.append(realmless(space)) }
         for candidate in candidates {
@@ -77,7 +84,7 @@ extension GitCredentialRequest {
                 return .found(found.space, found.credential)
             }
         }
-        guard space.realm == nil else { return .nothing }
+        guard space.realm == nil, fallingBackToOrigin else { return .nothing }
         // git sends what it gets as Basic: only spaces whose credentials may go out as Basic (any
         // method, or Basic's), never one stored for Digest, NTLM or a form.
         let sendable = AuthenticationMethod.sentAsBasic
@@ -103,7 +110,9 @@ extension GitCredentialRequest {
     /// With a user name, that user's credential in the first compatible space holding one; when
     /// git also names the password (an erase), the one with that password: what a `get` without
     /// the user name gave git may be the user's credential in a later space. Expired credentials
-    /// only with `includingExpired`.
+    /// only with `includingExpired`, which is the last pass: only then does a credential of the
+    /// user with another password answer, so that an erase first finds the one with its password,
+    /// expired or not.
     fileprivate func lookUp(in storage: CredentialStorage, space: ProtectionSpace, includingExpired: Bool)
         throws -> (space: ProtectionSpace, credential: Credential)? {
         guard let username else {
@@ -117,7 +126,7 @@ extension GitCredentialRequest {
             if password == nil || credential.password == password { return (candidate, credential) }
             first = first ?? (candidate, credential)
         }
-        return first
+        return includingExpired ? first : nil
     }
 
     /// Saves the credential as the space's default (git's latest approval wins), with the

@@ -294,6 +294,38 @@ struct GitCredentialCommandTests {
         #expect(try helper(sandbox, "get", origin + ["username=dave"], sandbox.storeArguments).stdout == "username=dave\npassword=staff-pw\n")
     }
 
+    /// git erases the credential whose password the server refused, expired or not: a live one of
+    /// the same user with another password, in the origin's realm, is not mistaken for it.
+    @Test func anEraseFindsThePasswordGitNamesBeforeALiveCredentialOfTheSameUser() throws {
+        let sandbox = try Sandbox()
+        let url = "https://git.example.com"
+        let origin = ["protocol=https", "host=git.example.com"]
+        let expired = try sandbox.run(["add", url, "--user", "dave", "--expires", "2001-01-01T00:00:00Z"] + sandbox.storeArguments, stdin: "old-pw\n")
+        #expect(expired.status == 0, "\(expired.stderr)")
+        try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
+        _ = try helper(sandbox, "erase", origin + ["username=dave", "password=old-pw"], sandbox.storeArguments)
+        let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(listed.count == 1 && listed.first?["realm"] as? String == "Staff", "\(listed)")
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=dave\npassword=staff-pw\n")
+    }
+
+    /// The credential without a realm is the one the user keeps for git: expired, it still answers
+    /// (with its refresh token) rather than an ambiguity between live realms that would tell the
+    /// user to store the credential they already have.
+    @Test func anExpiredCredentialWithoutARealmAnswersBeforeAmbiguousRealms() throws {
+        let sandbox = try Sandbox()
+        let url = "https://git.example.com"
+        let origin = ["protocol=https", "host=git.example.com"]
+        let expired = try sandbox.run(["add", url, "--user", "old", "--expires", "2001-01-01T00:00:00Z", "--refresh-token"]
+                                      + sandbox.storeArguments, stdin: "old-pw\nrt-old\n")
+        #expect(expired.status == 0, "\(expired.stderr)")
+        try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
+        try sandbox.add(url, user: "frank", password: "ops-pw", ["--realm", "Ops"])
+        let answer = try helper(sandbox, "get", origin, sandbox.storeArguments)
+        #expect(answer.stdout == "username=old\noauth_refresh_token=rt-old\n")
+        #expect(!answer.stderr.contains("several realms"), "\(answer.stderr)")
+    }
+
     /// An origin with a live credential in one realm and an expired one in another: the expired
     /// realm is not a second candidate, so the live one answers instead of an ambiguity.
     @Test func anExpiredRealmIsNotOneOfSeveral() throws {
