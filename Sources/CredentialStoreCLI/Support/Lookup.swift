@@ -33,6 +33,12 @@ package struct Lookup: Equatable {
                                      environment: console.environment)
         // Only a miss pays for describing the space, and for looking at the other ports.
         func missing(in storage: CredentialStorage? = nil) -> CommandFailure {
+            // Credentials in the space but no default (none chosen among several): the remedy is
+            // to name one, not to add another.
+            if user == nil, let storage, let users = try? Self.usersWithoutDefault(in: exact, storage: storage) {
+                return CommandFailure(.notFound, "\(Describe.space(exact)) holds credentials of \(users.map(Describe.cell).joined(separator: ", ")) and none is its default; "
+                    + "name one with --user, or choose one with `credstore default \(space.arguments) --user NAME`")
+            }
             let elsewhere = storage.map { Self.otherPorts(of: exact, user: user, in: $0) } ?? []
             let hint = elsewhere.isEmpty ? "" : "; the same host has one at another port: \(elsewhere.map(Describe.space).joined(separator: ", ")) (give the port in the URL)"
             return CommandFailure(.notFound, "no credential for \(user.map { "\($0) at " } ?? "")\(Describe.space(exact))\(hint); add one with `credstore add \(space.arguments) --user \(user.map(ShellWords.quoted) ?? "NAME")`")
@@ -110,15 +116,28 @@ package struct Lookup: Equatable {
         return try storage.defaultCredentialAndSpace(for: entry.space, includingExpired: true)
     }
 
+    /// The users of `space`'s credentials, sorted, when it holds live ones but none is its
+    /// default; nil otherwise.
+    private static func usersWithoutDefault(in space: ProtectionSpace, storage: CredentialStorage) throws -> [String]? {
+        let now = Date()
+        let users = try storage.credentials(for: space).values.filter { !$0.isExpired(at: now) }.map(\.user).sorted()
+        guard !users.isEmpty, try storage.defaultCredential(for: space) == nil else { return nil }
+        return users
+    }
+
     /// The spaces of the same scheme, host and kind (server or proxy) as `space` at another port
-    /// that hold `user` (any user when nil), at most three: a URL without its port (a scheme
-    /// with no default port reads as port 0) is the likeliest reason for a miss.
+    /// that hold `user` (any user when nil) under a method that would answer `space`'s, at most
+    /// three: a URL without its port (a scheme with no default port reads as port 0) is the
+    /// likeliest reason for a miss.
     private static func otherPorts(of space: ProtectionSpace, user: String?, in storage: CredentialStorage) -> [ProtectionSpace] {
         guard let entries = try? storage.entries() else { return [] }
+        // A space stored for Digest does not answer a `get` that names no method, so naming it
+        // would send the user to a URL that misses too.
+        let methods = Set(space.authenticationMethod.answeringMethods)
         var found: [ProtectionSpace] = []
         for entry in entries where entry.space.host == space.host && entry.space.protocol == space.protocol
             && entry.space.proxyType == space.proxyType && entry.space.port != space.port && (user == nil || entry.user == user)
-            && !found.contains(entry.space) {
+            && methods.contains(entry.space.authenticationMethod) && !found.contains(entry.space) {
             found.append(entry.space)
             if found.count == 3 { break }
         }

@@ -40,6 +40,27 @@ struct GetCommandTests {
         // Another user there is no hint.
         let other = try sandbox.run(["get", "postgres://db.internal", "--user", "nobody"] + sandbox.storeArguments)
         #expect(other.status == 1 && !other.stderr.contains(":6432"), "\(other.stderr)")
+        // Nor is a port whose credential is kept for Digest, which a `get` without a method
+        // would not answer there either.
+        try sandbox.add("postgres://db.internal:7432", user: "app", password: "digest-secret", ["--method", "digest"])
+        let hinted = try sandbox.run(["get", "postgres://db.internal"] + sandbox.storeArguments)
+        #expect(hinted.stderr.contains(":6432") && !hinted.stderr.contains(":7432"), "\(hinted.stderr)")
+    }
+
+    /// A space whose credentials have no default (the one chosen was removed, several remain):
+    /// the miss names its users and how to pick one, rather than telling the user to add one.
+    @Test func aSpaceWithCredentialsButNoDefaultSaysHowToPickOne() throws {
+        let sandbox = try Sandbox()
+        let url = "https://api.example.com"
+        for user in ["alice", "bob", "carol"] { try sandbox.add(url, user: user, password: "pw-\(user)") }
+        #expect(try sandbox.run(["remove", url, "--user", "alice"] + sandbox.storeArguments).status == 0)
+        let got = try sandbox.run(["get", url] + sandbox.storeArguments)
+        #expect(got.status == 1)
+        #expect(got.stderrIsOneErrorLine)
+        #expect(got.stderr.contains("holds credentials of bob, carol and none is its default"), "\(got.stderr)")
+        #expect(got.stderr.contains("credstore default \(url) --user NAME") && !got.stderr.contains("pw-"), "\(got.stderr)")
+        #expect(try sandbox.run(["default", url, "--user", "carol"] + sandbox.storeArguments).status == 0)
+        #expect(try sandbox.run(["get", url] + sandbox.storeArguments).stdout == "pw-carol\n")
     }
 
     @Test(arguments: [
