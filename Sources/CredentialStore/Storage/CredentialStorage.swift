@@ -54,6 +54,10 @@ import Glibc
 /// ### Observing
 /// - ``changes()``
 /// - ``CredentialChange``
+/// ### Beyond passwords
+/// - ``tls``
+/// - ``sync``
+/// - ``maintenance``
 public final class CredentialStorage: Sendable {
     /// The store's database file.
     public let databaseURL: URL

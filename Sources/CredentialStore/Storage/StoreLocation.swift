@@ -3,10 +3,10 @@ public import Foundation
 /// Where a store's files are: its database, and the key file that unlocks a key-file store.
 public struct StoreLocation: Hashable, Sendable {
     /// The SQLite database file.
-    public var databaseURL: URL
+    public let databaseURL: URL
     /// The key file of a key-file store: what ``CredentialStorage/init(at:key:options:)`` opens
     /// the store with when no key is given.
-    public var keyFileURL: URL
+    public let keyFileURL: URL
 
     /// A store at `databaseURL`, its key file at `keyFileURL`, or `store.key` beside the database.
     public init(databaseURL: URL, keyFileURL: URL? = nil) {

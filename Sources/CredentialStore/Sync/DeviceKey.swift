@@ -14,7 +14,7 @@ import Foundation
 ///
 /// ```swift
 /// let laptop = try DeviceKey(textCopiedFromTheLaptop)   // "csdev1:…"
-/// try storage.trustDevice(laptop)
+/// try storage.sync.trust(laptop)
 /// ```
 public struct DeviceKey: Hashable, Sendable, Codable, CustomStringConvertible {
     /// What every device key's text form begins with; the digit is the version of the format.

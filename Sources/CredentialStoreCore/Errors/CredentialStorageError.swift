@@ -9,7 +9,7 @@ public import Foundation
 ///
 /// ```swift
 /// do {
-///     storage = try CredentialStorage(at: url, key: .passphrase(input))
+///     storage = try CredentialStorage(at: StoreLocation(databaseURL: url), key: .passphrase(input))
 /// } catch CredentialStorageError.Code.wrongKey {
 ///     // ask again
 /// }
