@@ -98,6 +98,16 @@ struct GitCredentialCommandTests {
                 "bob's other credential, which git never saw, is kept")
     }
 
+    /// Adds `user`'s credential to `url`'s space (with `more` options), expired since 2001, with
+    /// `refreshToken` when one is given.
+    private func addExpired(_ sandbox: Sandbox, _ url: String, user: String, password: String, refreshToken: String? = nil,
+                            _ more: [String] = []) throws {
+        let added = try sandbox.run(["add", url, "--user", user, "--expires", "2001-01-01T00:00:00Z"] + more
+                                    + (refreshToken == nil ? [] : ["--refresh-token"]) + sandbox.storeArguments,
+                                    stdin: password + "\n" + (refreshToken.map { $0 + "\n" } ?? ""))
+        #expect(added.status == 0, "\(added.stderr)")
+    }
+
     /// git approves (stores) what a get gave it. When that came from the origin's credential
     /// without a realm, or from the realm's Basic space, no copy is written in the space git
     /// asked about: removing the credential where the user keeps it stops git from getting it.
@@ -278,9 +288,7 @@ struct GitCredentialCommandTests {
         let sandbox = try Sandbox()
         let url = "https://git.example.com"
         let origin = ["protocol=https", "host=git.example.com"]
-        let expired = try sandbox.run(["add", url, "--user", "old", "--expires", "2001-01-01T00:00:00Z", "--refresh-token"]
-                                      + sandbox.storeArguments, stdin: "old-pw\nrt-old\n")
-        #expect(expired.status == 0, "\(expired.stderr)")
+        try addExpired(sandbox, url, user: "old", password: "old-pw", refreshToken: "rt-old")
         try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
         #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=dave\npassword=staff-pw\n")
         // With nothing live left, the expired credential answers with its refresh token again.
@@ -289,8 +297,7 @@ struct GitCredentialCommandTests {
         // Named by the user, the same: that user's live credential, though an expired one of the
         // same user sits in the space without a realm.
         try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
-        let named = try sandbox.run(["add", url, "--user", "dave", "--expires", "2001-01-01T00:00:00Z"] + sandbox.storeArguments, stdin: "stale\n")
-        #expect(named.status == 0, "\(named.stderr)")
+        try addExpired(sandbox, url, user: "dave", password: "stale")
         #expect(try helper(sandbox, "get", origin + ["username=dave"], sandbox.storeArguments).stdout == "username=dave\npassword=staff-pw\n")
     }
 
@@ -300,8 +307,7 @@ struct GitCredentialCommandTests {
         let sandbox = try Sandbox()
         let url = "https://git.example.com"
         let origin = ["protocol=https", "host=git.example.com"]
-        let expired = try sandbox.run(["add", url, "--user", "dave", "--expires", "2001-01-01T00:00:00Z"] + sandbox.storeArguments, stdin: "old-pw\n")
-        #expect(expired.status == 0, "\(expired.stderr)")
+        try addExpired(sandbox, url, user: "dave", password: "old-pw")
         try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
         _ = try helper(sandbox, "erase", origin + ["username=dave", "password=old-pw"], sandbox.storeArguments)
         let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
@@ -316,9 +322,7 @@ struct GitCredentialCommandTests {
         let sandbox = try Sandbox()
         let url = "https://git.example.com"
         let origin = ["protocol=https", "host=git.example.com"]
-        let expired = try sandbox.run(["add", url, "--user", "old", "--expires", "2001-01-01T00:00:00Z", "--refresh-token"]
-                                      + sandbox.storeArguments, stdin: "old-pw\nrt-old\n")
-        #expect(expired.status == 0, "\(expired.stderr)")
+        try addExpired(sandbox, url, user: "old", password: "old-pw", refreshToken: "rt-old")
         try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
         try sandbox.add(url, user: "frank", password: "ops-pw", ["--realm", "Ops"])
         let answer = try helper(sandbox, "get", origin, sandbox.storeArguments)
@@ -333,9 +337,7 @@ struct GitCredentialCommandTests {
         let url = "https://git.example.com"
         let origin = ["protocol=https", "host=git.example.com"]
         try sandbox.add(url, user: "dave", password: "staff-pw", ["--realm", "Staff"])
-        let expired = try sandbox.run(["add", url, "--user", "erin", "--realm", "Admins", "--expires", "2001-01-01T00:00:00Z"]
-                                      + sandbox.storeArguments, stdin: "admin-pw\n")
-        #expect(expired.status == 0, "\(expired.stderr)")
+        try addExpired(sandbox, url, user: "erin", password: "admin-pw", ["--realm", "Admins"])
         let answer = try helper(sandbox, "get", origin, sandbox.storeArguments)
         #expect(answer.stdout == "username=dave\npassword=staff-pw\n")
         #expect(!answer.stderr.contains("several realms"), "\(answer.stderr)")
