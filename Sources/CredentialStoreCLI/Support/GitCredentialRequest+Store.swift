@@ -141,11 +141,13 @@ extension GitCredentialRequest {
         // git approves what a get gave it: when that is still the answer (a compatible method's
         // space, the origin's without a realm, or the one realm on the origin), it stays where it
         // is stored. A copy here would answer first from then on, so removing or replacing the
-        // credential where the user keeps it would no longer stop git from sending it.
+        // credential where the user keeps it would no longer stop git from sending it. An expired
+        // answer gave git its refresh token, and git now stores the password it got with it: that
+        // replaces the expired one where it is, with the new token.
         var target = space
         var existing = try storage.credentials(for: space)[username]
-        if let found = try resolve(in: storage, space: space, console: nil), found.space != space,
-           found.credential.user == username, found.credential.password == password {
+        if let found = try resolve(in: storage, space: space, console: nil), found.space != space, found.credential.user == username,
+           found.credential.password == password || found.credential.isExpired(at: Date()) {
             (target, existing) = (found.space, found.credential)
         }
         // A credential already shared with other machines stays shared; its label, comment and

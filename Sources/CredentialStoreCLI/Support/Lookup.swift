@@ -1,5 +1,6 @@
 import ArgumentParser
 import CredentialStore
+import CredentialStoreFormats
 import Foundation
 
 /// A `get`: the one command on the hot path of scripts and tools, apart from how the command line
@@ -35,9 +36,13 @@ package struct Lookup: Equatable {
         func missing(in storage: CredentialStorage? = nil) -> CommandFailure {
             // Credentials in the space but no default (none chosen among several): the remedy is
             // to name one, not to add another.
-            if user == nil, let storage, let users = try? Self.usersWithoutDefault(in: exact, storage: storage) {
-                return CommandFailure(.notFound, "\(Describe.space(exact)) holds credentials of \(users.map(Describe.cell).joined(separator: ", ")) and none is its default; "
-                    + "name one with --user, or choose one with `credstore default \(space.arguments) --user NAME`")
+            if user == nil, let storage, let held = try? Self.usersWithoutDefault(in: exact, storage: storage) {
+                // `default` names the space exactly: the method too, when the users are a
+                // compatible method's.
+                var request = space
+                if held.space != exact { request.method = MethodName.allCases.first { $0.authenticationMethod == held.space.authenticationMethod } }
+                return CommandFailure(.notFound, "\(Describe.space(held.space)) holds credentials of \(held.users.map(Describe.cell).joined(separator: ", ")) and none is its default; "
+                    + "name one with --user, or choose one with `credstore default \(request.arguments) --user NAME`")
             }
             let elsewhere = storage.map { Self.otherPorts(of: exact, user: user, in: $0) } ?? []
             let hint = elsewhere.isEmpty ? "" : "; the same host has one at another port: \(elsewhere.map(Describe.space).joined(separator: ", ")) (give the port in the URL)"
@@ -51,9 +56,11 @@ package struct Lookup: Equatable {
         // only --json shows it (marked expired, with the refresh token that may renew it).
         var hasExpired = false
         if let user {
-            guard let credential = try storage.credentials(for: exact)[user] else { throw missing(in: storage) }
-            match = (exact, credential)
-            hasExpired = credential.isExpired(at: Date())
+            // As without --user: the user's credential in the space, else in the first compatible
+            // method's space of the realm (one stored for Basic answers a URL without a method).
+            guard let found = try Self.credential(of: user, in: exact, storage: storage) else { throw missing(in: storage) }
+            match = found
+            hasExpired = found.credential.isExpired(at: Date())
         } else if let found = try storage.defaultCredentialAndSpace(for: exact) {
             // Perhaps the default of the realm under a compatible method: --json names that space.
             match = found
@@ -116,13 +123,27 @@ package struct Lookup: Equatable {
         return try storage.defaultCredentialAndSpace(for: entry.space, includingExpired: true)
     }
 
-    /// The users of `space`'s credentials, sorted, when it holds live ones but none is its
-    /// default; nil otherwise.
-    private static func usersWithoutDefault(in space: ProtectionSpace, storage: CredentialStorage) throws -> [String]? {
+    /// `user`'s credential in `space`, else in the first of its compatible spaces that holds one,
+    /// with the space it is in.
+    private static func credential(of user: String, in space: ProtectionSpace, storage: CredentialStorage) throws
+        -> (space: ProtectionSpace, credential: Credential)? {
+        for candidate in space.compatibleSpaces {
+            if let credential = try storage.credentials(for: candidate)[user] { return (candidate, credential) }
+        }
+        return nil
+    }
+
+    /// The first of `space`'s compatible spaces that holds live credentials, with their users
+    /// sorted, when none of the spaces has a default; nil otherwise.
+    private static func usersWithoutDefault(in space: ProtectionSpace, storage: CredentialStorage) throws
+        -> (space: ProtectionSpace, users: [String])? {
+        guard try storage.defaultCredential(for: space) == nil else { return nil }
         let now = Date()
-        let users = try storage.credentials(for: space).values.filter { !$0.isExpired(at: now) }.map(\.user).sorted()
-        guard !users.isEmpty, try storage.defaultCredential(for: space) == nil else { return nil }
-        return users
+        for candidate in space.compatibleSpaces {
+            let users = try storage.credentials(for: candidate).values.filter { !$0.isExpired(at: now) }.map(\.user).sorted()
+            if !users.isEmpty { return (candidate, users) }
+        }
+        return nil
     }
 
     /// The spaces of the same scheme, host and kind (server or proxy) as `space` at another port

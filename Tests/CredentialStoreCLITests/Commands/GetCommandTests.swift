@@ -47,6 +47,22 @@ struct GetCommandTests {
         #expect(hinted.stderr.contains(":6432") && !hinted.stderr.contains(":7432"), "\(hinted.stderr)")
     }
 
+    /// `--user` finds the user where a `get` without it would: a credential stored for Basic
+    /// answers a URL that names no method, so the advice is never to add a second copy.
+    @Test func aUserKeptForBasicIsFoundByName() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://h.example.com", user: "b1", password: "pb1", ["--method", "basic"])
+        #expect(try sandbox.run(["get", "https://h.example.com", "--user", "b1"] + sandbox.storeArguments).stdout == "pb1\n")
+        // The users of a Basic space without a default are named, with the method that picks one.
+        for user in ["b2", "b3"] { try sandbox.add("https://h.example.com", user: user, password: "p\(user)", ["--method", "basic"]) }
+        #expect(try sandbox.run(["remove", "https://h.example.com", "--user", "b1", "--method", "basic"] + sandbox.storeArguments).status == 0)
+        let got = try sandbox.run(["get", "https://h.example.com"] + sandbox.storeArguments)
+        #expect(got.status == 1 && got.stderr.contains("holds credentials of b2, b3"), "\(got.stderr)")
+        #expect(got.stderr.contains("credstore default https://h.example.com --method basic --user NAME"), "\(got.stderr)")
+        #expect(try sandbox.run(["default", "https://h.example.com", "--method", "basic", "--user", "b3"] + sandbox.storeArguments).status == 0)
+        #expect(try sandbox.run(["get", "https://h.example.com"] + sandbox.storeArguments).stdout == "pb3\n")
+    }
+
     /// A space whose credentials have no default (the one chosen was removed, several remain):
     /// the miss names its users and how to pick one, rather than telling the user to add one.
     @Test func aSpaceWithCredentialsButNoDefaultSaysHowToPickOne() throws {

@@ -301,6 +301,30 @@ struct GitCredentialCommandTests {
         #expect(try helper(sandbox, "get", origin + ["username=dave"], sandbox.storeArguments).stdout == "username=dave\npassword=staff-pw\n")
     }
 
+    /// git refreshes an expired password with the token `get` gave it and stores the new one:
+    /// it replaces the expired credential where that is kept, with the new token, and leaves no
+    /// stale copy whose used token `get` would hand out again.
+    @Test func aRefreshedPasswordReplacesTheExpiredOneWhereItIsKept() throws {
+        let sandbox = try Sandbox()
+        let origin = ["protocol=https", "host=git.example.com"]
+        try addExpired(sandbox, "https://git.example.com", user: "alice", password: "old", refreshToken: "rt-1", ["--realm", "R"])
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=alice\noauth_refresh_token=rt-1\n")
+        _ = try helper(sandbox, "store", origin + ["username=alice", "password=fresh", "oauth_refresh_token=rt-2"], sandbox.storeArguments)
+        #expect(try helper(sandbox, "get", origin, sandbox.storeArguments).stdout == "username=alice\npassword=fresh\noauth_refresh_token=rt-2\n")
+
+        // The other way round: the credential without a realm, asked for by a challenge's realm.
+        let challenged = ["protocol=https", "host=api.example.com", "wwwauth[]=Basic realm=\"S\""]
+        try addExpired(sandbox, "https://api.example.com", user: "bob", password: "old", refreshToken: "rt-b")
+        #expect(try helper(sandbox, "get", challenged, sandbox.storeArguments).stdout == "username=bob\noauth_refresh_token=rt-b\n")
+        _ = try helper(sandbox, "store", challenged + ["username=bob", "password=fresh-b"], sandbox.storeArguments)
+
+        let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
+        #expect(listed.count == 2, "\(listed)")
+        #expect(listed.first { $0["host"] as? String == "git.example.com" }?["realm"] as? String == "R", "\(listed)")
+        #expect(listed.first { $0["host"] as? String == "api.example.com" }?["realm"] as? String == nil, "\(listed)")
+        #expect(try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments).stdout == "fresh-b\n")
+    }
+
     /// git erases the credential whose password the server refused, expired or not: a live one of
     /// the same user with another password, in the origin's realm, is not mistaken for it.
     @Test func anEraseFindsThePasswordGitNamesBeforeALiveCredentialOfTheSameUser() throws {
