@@ -1,7 +1,7 @@
 public import CredentialStore
-public import Foundation
+import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Answers HTTP 401 and 407 challenges with credentials from a ``/CredentialStore/CredentialStorage``, the way
@@ -12,7 +12,8 @@ public import FoundationNetworking
 ///
 /// ```swift
 /// let responder = CredentialChallengeResponder(storage: storage)
-/// switch try responder.answer(to: url, status: 401, headers: headers, previousFailureCount: 0).disposition {
+/// let response = ChallengeResponse(url: url, status: 401, headers: headers)
+/// switch try responder.answer(to: response, previousFailureCount: 0).disposition {
 /// case .useCredential(_, let authorization): request.setValue(authorization, forHTTPHeaderField: "Authorization")
 /// default: break
 /// }
@@ -75,8 +76,7 @@ public final class CredentialChallengeResponder: Sendable {
         self.clientNonce = clientNonce
     }
 
-    /// Decides how to answer a response to a request for `url`, and names the protection space
-    /// answered.
+    /// Decides how to answer `response`, and names the protection space answered.
     ///
     /// Of the challenges offered, the strongest one that a stored credential can answer wins,
     /// whatever the header order: Digest with SHA-512-256, then SHA-256, then MD5 (each also in
@@ -89,24 +89,28 @@ public final class CredentialChallengeResponder: Sendable {
     /// challenge content (a malformed header, a realm the store refuses) never throws: the
     /// response stands.
     ///
+    /// ```swift
+    /// let answer = try responder.answer(to: ChallengeResponse(httpResponse), method: "GET")
+    /// if case .useCredential(_, let authorization) = answer.disposition {
+    ///     request.setValue(authorization, forHTTPHeaderField: httpResponse.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
+    /// }
+    /// ```
+    ///
     /// - Parameters:
-    ///   - url: The URL the request went to.
+    ///   - response: The response; anything but a 401 or 407 with a URL gets ``Disposition/performDefaultHandling``.
     ///   - method: The request method, which a Digest response signs.
-    ///   - status: The response status; anything but 401 and 407 gets ``Disposition/performDefaultHandling``.
-    ///   - headers: The response headers (the `WWW-Authenticate` / `Proxy-Authenticate` values).
     ///   - previousFailureCount: How many times this challenge was already answered and failed.
     ///   - proxy: The proxy the request went through; required to answer a 407.
     /// - Throws: The store's integrity and I/O errors only.
     public func answer(
-        to url: URL,
+        to response: ChallengeResponse,
         method: String = "GET",
-        status: Int,
-        headers: [(name: String, value: String)],
         previousFailureCount: Int = 0,
         proxy: ProxyEndpoint? = nil
     ) throws -> Answer {
         let nothing = Answer(disposition: .performDefaultHandling, space: nil)
-        guard status == 401 || status == 407 else { return nothing }
+        let (status, headers) = (response.status, response.headers)
+        guard let url = response.url, status == 401 || status == 407 else { return nothing }
         // A 407 without the proxy it came through cannot name a proxy space.
         if status == 407, proxy == nil { return nothing }
         let headerName = status == 407 ? "proxy-authenticate" : "www-authenticate"
@@ -167,39 +171,6 @@ public final class CredentialChallengeResponder: Sendable {
         if sawFailedCredential { return Answer(disposition: .cancel, space: nil) }
         if candidates.isEmpty, !challenges.isEmpty { return Answer(disposition: .rejectProtectionSpace, space: nil) }
         return nothing
-    }
-
-    /// Decides how to answer `response`, a response to a request for its `url`.
-    ///
-    /// The same decision as ``answer(to:method:status:headers:previousFailureCount:proxy:)``,
-    /// reading the status, the URL and the `WWW-Authenticate` or `Proxy-Authenticate` headers
-    /// from the response. A response without a URL gets ``Disposition/performDefaultHandling``.
-    ///
-    /// ```swift
-    /// if case .useCredential(_, let authorization) = try responder.answer(to: response, method: "GET").disposition {
-    ///     request.setValue(authorization, forHTTPHeaderField: response.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - response: The 401 or 407 response.
-    ///   - method: The request method, which a Digest response signs.
-    ///   - previousFailureCount: How many times this challenge was already answered and failed.
-    ///   - proxy: The proxy the request went through; required to answer a 407.
-    /// - Throws: The store's integrity and I/O errors only.
-    public func answer(
-        to response: HTTPURLResponse,
-        method: String = "GET",
-        previousFailureCount: Int = 0,
-        proxy: ProxyEndpoint? = nil
-    ) throws -> Answer {
-        guard let url = response.url else { return Answer(disposition: .performDefaultHandling, space: nil) }
-        let headers = response.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
-            guard let name = name as? String, let value = value as? String else { return nil }
-            return (name, value)
-        }
-        return try answer(to: url, method: method, status: response.statusCode, headers: headers,
-                          previousFailureCount: previousFailureCount, proxy: proxy)
     }
 
     /// The challenges this responder could answer, strongest first (stable within a strength, so

@@ -256,7 +256,7 @@ extension URLSession {
                 challengeProxy = nil
             }
             let disposition = try responder.answer(
-                to: http, method: current.httpMethod ?? "GET", previousFailureCount: 0, proxy: challengeProxy).disposition
+                to: ChallengeResponse(http), method: current.httpMethod ?? "GET", previousFailureCount: 0, proxy: challengeProxy).disposition
             guard case .useCredential(_, let authorization) = disposition else { return try final() }
             answered.insert(key)
             current.setValue(authorization, forHTTPHeaderField: http.statusCode == 407 ? "Proxy-Authorization" : "Authorization")

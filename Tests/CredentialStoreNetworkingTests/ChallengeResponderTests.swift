@@ -15,7 +15,7 @@ import Testing
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "api"))
         let responder = CredentialChallengeResponder(storage: storage)
 
-        let answer = try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)])
+        let answer = try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)]))
         // base64("alice:pw")
         #expect(answer.disposition == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
         #expect(try answer.space == ProtectionSpace(url: api, realm: "api", authenticationMethod: .httpBasic))
@@ -30,16 +30,16 @@ import Testing
         let responder = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
         let proxy = ProxyEndpoint(host: "proxy.local", port: 3128, type: .http)
 
-        let proxyAnswer = try responder.answer(to: api, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="corp""#)], proxy: proxy)
+        let proxyAnswer = try responder.answer(to: ChallengeResponse(url: api, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="corp""#)]), proxy: proxy)
         #expect(proxyAnswer.disposition == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
         #expect(proxyAnswer.space?.isProxy == true)
 
-        let serverAnswer = try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="corp""#)], proxy: proxy)
+        let serverAnswer = try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="corp""#)]), proxy: proxy)
         #expect(serverAnswer.disposition == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
         #expect(serverAnswer.space?.isProxy == false)
 
         // A 407 names the proxy's challenge header, never the server's.
-        let wrongHeader = try responder.answer(to: api, status: 407, headers: [("WWW-Authenticate", #"Basic realm="corp""#)], proxy: proxy).disposition
+        let wrongHeader = try responder.answer(to: ChallengeResponse(url: api, status: 407, headers: [("WWW-Authenticate", #"Basic realm="corp""#)]), proxy: proxy).disposition
         #expect(wrongHeader == .performDefaultHandling)
     }
 
@@ -54,18 +54,18 @@ import Testing
         let responder = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
         let proxy = ProxyEndpoint(host: "proxy.local", port: 3128, type: .http)
 
-        let server = try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Staff""#)]).disposition
+        let server = try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Staff""#)])).disposition
         #expect(server == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
-        let viaProxy = try responder.answer(to: api, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="tinyproxy""#)], proxy: proxy).disposition
+        let viaProxy = try responder.answer(to: ChallengeResponse(url: api, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="tinyproxy""#)]), proxy: proxy).disposition
         #expect(viaProxy == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
         // A challenge without a realm names no space.
-        #expect(try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", "Basic")]).disposition == .rejectProtectionSpace)
+        #expect(try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", "Basic")])).disposition == .rejectProtectionSpace)
 
         let digestOnly = try TemporaryStore()
         let digestStorage = try digestOnly.open()
         try digestStorage.set(alice, for: ProtectionSpace(url: api, authenticationMethod: .httpDigest))
         let basicOnly = CredentialChallengeResponder(storage: digestStorage)
-        #expect(try basicOnly.answer(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Staff""#)]).disposition == .performDefaultHandling)
+        #expect(try basicOnly.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Staff""#)])).disposition == .performDefaultHandling)
     }
 
     @Test func aStoredCredentialThatFailedIsNotRetried() throws {
@@ -76,7 +76,7 @@ import Testing
         let headers = [(name: "WWW-Authenticate", value: #"Basic realm="api""#)]
 
         for failures in 1...3 {
-            #expect(try responder.answer(to: api, status: 401, headers: headers, previousFailureCount: failures).disposition == .cancel)
+            #expect(try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: headers), previousFailureCount: failures).disposition == .cancel)
         }
     }
 
@@ -86,17 +86,17 @@ import Testing
         try storage.set(alice, for: ProtectionSpace(url: api, realm: "other"))
         let responder = CredentialChallengeResponder(storage: storage)
 
-        #expect(try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)]).disposition == .performDefaultHandling)
-        #expect(try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)], previousFailureCount: 1).disposition == .performDefaultHandling)
-        #expect(try responder.answer(to: api, status: 200, headers: []).disposition == .performDefaultHandling)
+        #expect(try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)])).disposition == .performDefaultHandling)
+        #expect(try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", #"Basic realm="api""#)]), previousFailureCount: 1).disposition == .performDefaultHandling)
+        #expect(try responder.answer(to: ChallengeResponse(url: api, status: 200, headers: [])).disposition == .performDefaultHandling)
         // A malformed challenge cannot be answered either.
-        #expect(try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", "Basic realm=\"unterminated")]).disposition == .performDefaultHandling)
+        #expect(try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", "Basic realm=\"unterminated")])).disposition == .performDefaultHandling)
     }
 
     @Test func onlyUnanswerableSchemesRejectTheSpace() throws {
         let store = try TemporaryStore()
         let responder = CredentialChallengeResponder(storage: try store.open())
-        let disposition = try responder.answer(to: api, status: 401, headers: [("WWW-Authenticate", "Negotiate"), ("WWW-Authenticate", "NTLM")]).disposition
+        let disposition = try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: [("WWW-Authenticate", "Negotiate"), ("WWW-Authenticate", "NTLM")])).disposition
         #expect(disposition == .rejectProtectionSpace)
     }
 
@@ -110,7 +110,7 @@ import Testing
         let responder = CredentialChallengeResponder(storage: storage, clientNonce: { "0a4f113b" })
         let header = #"Digest realm="testrealm@host.com", qop="auth,auth-int", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", opaque="5ccc069c403ebaf9f0171e9517f40e41""#
 
-        let disposition = try responder.answer(to: url, status: 401, headers: [("WWW-Authenticate", header)]).disposition
+        let disposition = try responder.answer(to: ChallengeResponse(url: url, status: 401, headers: [("WWW-Authenticate", header)])).disposition
         guard case .useCredential(let credential, let authorization) = disposition else {
             Issue.record("expected a credential, got \(disposition)")
             return
@@ -133,13 +133,13 @@ import Testing
         let responder = CredentialChallengeResponder(storage: storage)
         let stale = [(name: "WWW-Authenticate", value: #"Digest realm="api", nonce="n2", qop="auth", stale=true"#)]
 
-        let first = try responder.answer(to: api, status: 401, headers: stale, previousFailureCount: 1).disposition
+        let first = try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: stale), previousFailureCount: 1).disposition
         guard case .useCredential(let credential, _) = first else {
             Issue.record("expected a retry after a stale nonce, got \(first)")
             return
         }
         #expect(credential == alice)
-        #expect(try responder.answer(to: api, status: 401, headers: stale, previousFailureCount: 2).disposition == .cancel)
+        #expect(try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: stale), previousFailureCount: 2).disposition == .cancel)
     }
 
     /// The store's own answer, found through a fallback (here the origin's credential without a
@@ -154,7 +154,7 @@ import Testing
         let responder = CredentialChallengeResponder(storage: storage)
         let challenge = [(name: "WWW-Authenticate", value: #"Basic realm="Staff""#)]
 
-        let answer = try responder.answer(to: api, status: 401, headers: challenge)
+        let answer = try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: challenge))
         guard case .useCredential(let credential, _) = answer.disposition, let space = answer.space else {
             Issue.record("not answered: \(answer.disposition)")
             return
@@ -163,7 +163,7 @@ import Testing
         #expect(try storage.credentials(for: space).isEmpty)
 
         #expect(try storage.remove(user: "alice", for: origin))
-        #expect(try responder.answer(to: api, status: 401, headers: challenge).disposition == .performDefaultHandling)
+        #expect(try responder.answer(to: ChallengeResponse(url: api, status: 401, headers: challenge)).disposition == .performDefaultHandling)
     }
 
     /// A fallback never lifts the refusal of Basic over plain http: the origin's credential
@@ -177,8 +177,8 @@ import Testing
         try storage.set(alice, for: ProtectionSpace(url: plain, realm: "Staff"))
         let responder = CredentialChallengeResponder(storage: storage)
         for realm in ["Staff", "Other"] {
-            #expect(try responder.answer(to: plain, status: 401, headers: [("WWW-Authenticate", "Basic realm=\"\(realm)\"")]).disposition == .performDefaultHandling)
-            let digest = try responder.answer(to: plain, status: 401, headers: [("WWW-Authenticate", "Digest realm=\"\(realm)\", nonce=\"n\", qop=\"auth\"")])
+            #expect(try responder.answer(to: ChallengeResponse(url: plain, status: 401, headers: [("WWW-Authenticate", "Basic realm=\"\(realm)\"")])).disposition == .performDefaultHandling)
+            let digest = try responder.answer(to: ChallengeResponse(url: plain, status: 401, headers: [("WWW-Authenticate", "Digest realm=\"\(realm)\", nonce=\"n\", qop=\"auth\"")]))
             guard case .useCredential(let credential, let authorization) = digest.disposition else {
                 Issue.record("Digest not answered in \(realm): \(digest.disposition)")
                 continue
@@ -186,7 +186,7 @@ import Testing
             #expect(credential == alice && authorization.hasPrefix("Digest "))
         }
         let optedIn = CredentialChallengeResponder(storage: storage, allowsBasicOverPlainHTTP: true)
-        #expect(try optedIn.answer(to: plain, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Other""#)]).disposition
+        #expect(try optedIn.answer(to: ChallengeResponse(url: plain, status: 401, headers: [("WWW-Authenticate", #"Basic realm="Other""#)])).disposition
                 == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
     }
 
@@ -204,7 +204,7 @@ import Testing
         for host in ["127.0.0.1", "127.8.9.10", "[::1]", "localhost", "LocalHost.", "api.localhost"] {
             let url = URL(string: "http://\(host):8080/x")!
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "dev"))
-            #expect(try responder.answer(to: url, status: 401, headers: basic).disposition == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="),
+            #expect(try responder.answer(to: ChallengeResponse(url: url, status: 401, headers: basic)).disposition == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="),
                     "\(host) is loopback")
         }
         var declined: [CapturedLog.Message] { log.messages.filter { $0.text.hasPrefix("declined") } }
@@ -212,7 +212,7 @@ import Testing
         for host in ["127.0.0.1.example.com", "localhost.example.com", "128.0.0.1", "10.0.0.1", "intranet.example.com"] {
             let url = URL(string: "http://\(host):8080/x")!
             try storage.set(alice, for: ProtectionSpace(url: url, realm: "dev"))
-            #expect(try responder.answer(to: url, status: 401, headers: basic).disposition == .performDefaultHandling, "\(host) is not loopback")
+            #expect(try responder.answer(to: ChallengeResponse(url: url, status: 401, headers: basic)).disposition == .performDefaultHandling, "\(host) is not loopback")
         }
         #expect(declined.count == 5)
         #expect(declined.allSatisfy { $0.level == .notice && $0.text.contains("allowsBasicOverPlainHTTP") && !$0.text.contains("pw") })
@@ -220,7 +220,7 @@ import Testing
         // A proxy on loopback too.
         try storage.set(alice, for: ProtectionSpace(proxy: ProxyEndpoint(host: "127.0.0.1", port: 8888, type: .http), realm: "Tinyproxy"))
         let proxied = try responder.answer(
-            to: URL(string: "http://intranet.example.com/")!, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="Tinyproxy""#)],
+            to: ChallengeResponse(url: URL(string: "http://intranet.example.com/")!, status: 407, headers: [("Proxy-Authenticate", #"Basic realm="Tinyproxy""#)]),
             proxy: ProxyEndpoint(host: "127.0.0.1", port: 8888, type: .http)).disposition
         #expect(proxied == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
     }
