@@ -142,12 +142,13 @@ extension GitCredentialRequest {
         // space, the origin's without a realm, or the one realm on the origin), it stays where it
         // is stored. A copy here would answer first from then on, so removing or replacing the
         // credential where the user keeps it would no longer stop git from sending it. An expired
-        // answer gave git its refresh token, and git now stores the password it got with it: that
-        // replaces the expired one where it is, with the new token.
+        // answer with a refresh token gave git that token, and git now stores the password it got
+        // with it: that replaces the expired one where it is, with the new token. An expired one
+        // without a token gave git nothing, so a password from elsewhere does not go there.
         var target = space
         var existing = try storage.credentials(for: space)[username]
         if let found = try resolve(in: storage, space: space, console: nil), found.space != space, found.credential.user == username,
-           found.credential.password == password || found.credential.isExpired(at: Date()) {
+           found.credential.password == password || (found.credential.isExpired(at: Date()) && found.credential.refreshToken != nil) {
             (target, existing) = (found.space, found.credential)
         }
         // A credential already shared with other machines stays shared; its label, comment and

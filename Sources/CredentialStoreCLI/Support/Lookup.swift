@@ -123,14 +123,18 @@ package struct Lookup: Equatable {
         return try storage.defaultCredentialAndSpace(for: entry.space, includingExpired: true)
     }
 
-    /// `user`'s credential in `space`, else in the first of its compatible spaces that holds one,
-    /// with the space it is in.
+    /// `user`'s live credential in `space`, else in the first of its compatible spaces that holds
+    /// one; only when there is none, the first expired one. With the space it is in.
     private static func credential(of user: String, in space: ProtectionSpace, storage: CredentialStorage) throws
         -> (space: ProtectionSpace, credential: Credential)? {
+        let now = Date()
+        var expired: (space: ProtectionSpace, credential: Credential)?
         for candidate in space.compatibleSpaces {
-            if let credential = try storage.credentials(for: candidate)[user] { return (candidate, credential) }
+            guard let credential = try storage.credentials(for: candidate)[user] else { continue }
+            if !credential.isExpired(at: now) { return (candidate, credential) }
+            expired = expired ?? (candidate, credential)
         }
-        return nil
+        return expired
     }
 
     /// The first of `space`'s compatible spaces that holds live credentials, with their users

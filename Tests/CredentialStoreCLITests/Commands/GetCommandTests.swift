@@ -63,6 +63,16 @@ struct GetCommandTests {
         #expect(try sandbox.run(["get", "https://h.example.com"] + sandbox.storeArguments).stdout == "pb3\n")
     }
 
+    /// With `--user`, as without: an expired credential of the user in the space asked for does
+    /// not hide the user's live one stored for Basic.
+    @Test func anExpiredCredentialOfTheUserDoesNotHideALiveOneForBasic() throws {
+        let sandbox = try Sandbox()
+        try sandbox.add("https://h.example.com", user: "b1", password: "pb1", ["--method", "basic"])
+        let expired = try sandbox.run(["add", "https://h.example.com", "--user", "b1", "--expires", "2001-01-01T00:00:00Z"] + sandbox.storeArguments, stdin: "stale\n")
+        #expect(expired.status == 0, "\(expired.stderr)")
+        #expect(try sandbox.run(["get", "https://h.example.com", "--user", "b1"] + sandbox.storeArguments).stdout == "pb1\n")
+    }
+
     /// A space whose credentials have no default (the one chosen was removed, several remain):
     /// the miss names its users and how to pick one, rather than telling the user to add one.
     @Test func aSpaceWithCredentialsButNoDefaultSaysHowToPickOne() throws {

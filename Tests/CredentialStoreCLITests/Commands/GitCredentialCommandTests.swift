@@ -320,9 +320,25 @@ struct GitCredentialCommandTests {
 
         let listed = try jsonArray(sandbox.run(["list", "--json"] + sandbox.storeArguments).stdout)
         #expect(listed.count == 2, "\(listed)")
-        #expect(listed.first { $0["host"] as? String == "git.example.com" }?["realm"] as? String == "R", "\(listed)")
-        #expect(listed.first { $0["host"] as? String == "api.example.com" }?["realm"] as? String == nil, "\(listed)")
+        let kept = try #require(listed.first { $0["host"] as? String == "api.example.com" }, "\(listed)")
+        #expect(kept["realm"] is NSNull || kept["realm"] == nil, "\(kept)")
+        #expect(try sandbox.run(["get", "https://git.example.com", "--realm", "R"] + sandbox.storeArguments).stdout == "fresh\n")
+        let renewed = try jsonObject(sandbox.run(["get", "https://git.example.com", "--realm", "R", "--json"] + sandbox.storeArguments).stdout)
+        #expect(renewed["refreshToken"] as? String == "rt-2", "\(renewed)")
         #expect(try sandbox.run(["get", "https://api.example.com"] + sandbox.storeArguments).stdout == "fresh-b\n")
+    }
+
+    /// A password git got elsewhere for a user whose credential in a realm has expired without a
+    /// refresh token (so `get` gave git nothing of it) is stored where git asked: the realm's
+    /// default stays the user chosen there.
+    @Test func aPasswordFromElsewhereLeavesARealmsDefaultAlone() throws {
+        let sandbox = try Sandbox()
+        let url = "https://git.example.com"
+        try sandbox.add(url, user: "bob", password: "bob-pw", ["--realm", "R"])
+        try addExpired(sandbox, url, user: "alice", password: "old", ["--realm", "R"])
+        _ = try helper(sandbox, "store", ["protocol=https", "host=git.example.com", "username=alice", "password=new"], sandbox.storeArguments)
+        #expect(try sandbox.run(["get", url, "--realm", "R"] + sandbox.storeArguments).stdout == "bob-pw\n")
+        #expect(try sandbox.run(["get", url, "--user", "alice"] + sandbox.storeArguments).stdout == "new\n")
     }
 
     /// git erases the credential whose password the server refused, expired or not: a live one of
