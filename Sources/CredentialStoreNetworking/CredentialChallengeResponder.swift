@@ -90,14 +90,14 @@ public final class CredentialChallengeResponder: Sendable {
     /// response stands.
     ///
     /// ```swift
-    /// let answer = try responder.answer(to: ChallengeResponse(httpResponse), method: "GET")
-    /// if case .useCredential(_, let authorization) = answer.disposition {
+    /// if let response = ChallengeResponse(httpResponse),
+    ///    case .useCredential(_, let authorization) = try responder.answer(to: response, method: "GET").disposition {
     ///     request.setValue(authorization, forHTTPHeaderField: httpResponse.statusCode == 407 ? "Proxy-Authorization" : "Authorization")
     /// }
     /// ```
     ///
     /// - Parameters:
-    ///   - response: The response; anything but a 401 or 407 with a URL gets ``Disposition/performDefaultHandling``.
+    ///   - response: The response; anything but a 401 or 407 gets ``Disposition/performDefaultHandling``.
     ///   - method: The request method, which a Digest response signs.
     ///   - previousFailureCount: How many times this challenge was already answered and failed.
     ///   - proxy: The proxy the request went through; required to answer a 407.
@@ -109,8 +109,8 @@ public final class CredentialChallengeResponder: Sendable {
         proxy: ProxyEndpoint? = nil
     ) throws -> Answer {
         let nothing = Answer(disposition: .performDefaultHandling, space: nil)
-        let (status, headers) = (response.status, response.headers)
-        guard let url = response.url, status == 401 || status == 407 else { return nothing }
+        let (url, status, headers) = (response.url, response.status, response.headers)
+        guard status == 401 || status == 407 else { return nothing }
         // A 407 without the proxy it came through cannot name a proxy space.
         if status == 407, proxy == nil { return nothing }
         let headerName = status == 407 ? "proxy-authenticate" : "www-authenticate"

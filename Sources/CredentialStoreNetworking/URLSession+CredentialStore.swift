@@ -255,8 +255,9 @@ extension URLSession {
             } else {
                 challengeProxy = nil
             }
+            guard let response = ChallengeResponse(http) else { return try final() }
             let disposition = try responder.answer(
-                to: ChallengeResponse(http), method: current.httpMethod ?? "GET", previousFailureCount: 0, proxy: challengeProxy).disposition
+                to: response, method: current.httpMethod ?? "GET", previousFailureCount: 0, proxy: challengeProxy).disposition
             guard case .useCredential(_, let authorization) = disposition else { return try final() }
             answered.insert(key)
             current.setValue(authorization, forHTTPHeaderField: http.statusCode == 407 ? "Proxy-Authorization" : "Authorization")

@@ -306,13 +306,13 @@ struct StreamedBodyTests {
 }
 
 /// `ChallengeResponse(HTTPURLResponse)` as the responder answers it: the response's URL, status and
-/// challenge headers, without copying header tuples out of it.
+/// challenge headers; nil for a response without a URL.
 @Suite struct ResponderHTTPURLResponseTests {
     let api = URL(string: "https://api.example.com/v1/items?page=2")!
     let alice = Credential(user: "alice", password: "pw", persistence: .permanent)
 
-    private func response(_ status: Int, _ headers: [String: String]) -> HTTPURLResponse {
-        HTTPURLResponse(url: api, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    private func response(_ status: Int, _ headers: [String: String]) throws -> ChallengeResponse {
+        try #require(ChallengeResponse(HTTPURLResponse(url: api, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!))
     }
 
     @Test func aServersChallengeIsAnsweredFromTheResponse() throws {
@@ -321,9 +321,9 @@ struct StreamedBodyTests {
         try storage.set(alice, for: ProtectionSpace(url: api))
         let responder = CredentialChallengeResponder(storage: storage, clientNonce: { "0a4f113b" })
 
-        #expect(try responder.answer(to: ChallengeResponse(response(401, ["WWW-Authenticate": #"Basic realm="api""#]))).disposition
+        #expect(try responder.answer(to: try response(401, ["WWW-Authenticate": #"Basic realm="api""#])).disposition
                 == .useCredential(alice, authorization: "Basic YWxpY2U6cHc="))
-        let answer = try responder.answer(to: ChallengeResponse(response(401, ["WWW-Authenticate": #"Digest realm="api", nonce="n1", qop="auth""#])), method: "PUT")
+        let answer = try responder.answer(to: try response(401, ["WWW-Authenticate": #"Digest realm="api", nonce="n1", qop="auth""#]), method: "PUT")
         guard case .useCredential(_, let authorization) = answer.disposition else {
             Issue.record("Digest was not answered: \(answer.disposition)")
             return
@@ -331,7 +331,7 @@ struct StreamedBodyTests {
         #expect(authorization.hasPrefix("Digest "))
         #expect(authorization.contains(#"uri="/v1/items?page=2""#), "the response's URL is the request-target signed")
         #expect(answer.space?.authenticationMethod == .httpDigest)
-        #expect(try responder.answer(to: ChallengeResponse(response(200, [:]))).disposition == .performDefaultHandling)
+        #expect(try responder.answer(to: try response(200, [:])).disposition == .performDefaultHandling)
     }
 
     @Test func aProxysChallengeNeedsTheProxyItCameThrough() throws {
@@ -340,10 +340,10 @@ struct StreamedBodyTests {
         let proxyUser = Credential(user: "proxy-user", password: "proxy-pw", persistence: .permanent)
         try storage.set(proxyUser, for: ProtectionSpace(proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: .https), realm: nil))
         let responder = CredentialChallengeResponder(storage: storage)
-        let challenge = response(407, ["Proxy-Authenticate": #"Basic realm="corp""#])
+        let challenge = try response(407, ["Proxy-Authenticate": #"Basic realm="corp""#])
 
-        #expect(try responder.answer(to: ChallengeResponse(challenge)).disposition == .performDefaultHandling)
-        #expect(try responder.answer(to: ChallengeResponse(challenge), proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: .https)).disposition
+        #expect(try responder.answer(to: challenge).disposition == .performDefaultHandling)
+        #expect(try responder.answer(to: challenge, proxy: ProxyEndpoint(host: "proxy.local", port: 3128, type: .https)).disposition
                 == .useCredential(proxyUser, authorization: try AuthorizationValue.basic(user: "proxy-user", password: "proxy-pw")))
     }
 }
